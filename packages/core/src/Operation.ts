@@ -1,0 +1,76 @@
+/**
+ * The two operations of the Account Bill Ledger Query Interface and the facts about them
+ * that the client, the fake exchange and the CLI all share.
+ *
+ * @since 0.1.0
+ */
+
+/**
+ * Name of one operation; rate limits and error messages are keyed by it.
+ *
+ * @since 0.1.0
+ */
+export type OperationName = "fundingBills" | "spotBills"
+
+/**
+ * Request path of each operation, exactly as it enters the signature.
+ *
+ * @since 0.1.0
+ */
+export const operationPath: Readonly<Record<OperationName, string>> = {
+  fundingBills: "/api/v2/account/fundingBills",
+  spotBills: "/api/v2/account/bills"
+}
+
+/**
+ * Path of the public server-time endpoint used to measure clock skew.
+ *
+ * @since 0.1.0
+ */
+export const serverTimePath = "/api/v2/public/time"
+
+/**
+ * bizType filter values the funding operation accepts.
+ *
+ * @since 0.1.0
+ */
+export const fundingBizTypes = [
+  "deposit",
+  "withdraw",
+  "transfer_in",
+  "transfer_out",
+  "buy",
+  "sell",
+  "c2c_buy",
+  "c2c_sell"
+] as const
+
+/**
+ * bizType filter values the spot operation accepts.
+ *
+ * @since 0.1.0
+ */
+export const spotBizTypes = [
+  "deposit",
+  "withdraw",
+  "transfer_in",
+  "transfer_out",
+  "trade_in",
+  "trade_out",
+  "order_fill_fee_income",
+  "order_liquidate_fee_income"
+] as const
+
+/**
+ * The largest page the interface allows (pageSize and limit).
+ *
+ * @since 0.1.0
+ */
+export const maxPageSize = 100
+
+/**
+ * The success code of the envelope; any other code is a failure.
+ *
+ * @since 0.1.0
+ */
+export const successCode = "00000"
