@@ -35,11 +35,18 @@ export const prehash = (parts: SignedParts): string =>
 const encoder = new TextEncoder()
 
 /**
+ * An imported HMAC key (Web Crypto's `CryptoKey`, named without the DOM library).
+ *
+ * @since 0.1.0
+ */
+export type SigningKey = Awaited<ReturnType<typeof globalThis.crypto.subtle.importKey>>
+
+/**
  * Imports an API secret as an HMAC-SHA256 key (Web Crypto, so core stays platform-free).
  *
  * @since 0.1.0
  */
-export const importSecret = (secret: string): Effect.Effect<CryptoKey> =>
+export const importSecret = (secret: string): Effect.Effect<SigningKey> =>
   Effect.promise(() =>
     globalThis.crypto.subtle.importKey("raw", encoder.encode(secret), { name: "HMAC", hash: "SHA-256" }, false, [
       "sign"
@@ -51,7 +58,7 @@ export const importSecret = (secret: string): Effect.Effect<CryptoKey> =>
  *
  * @since 0.1.0
  */
-export const signWithKey = (key: CryptoKey, parts: SignedParts): Effect.Effect<string> =>
+export const signWithKey = (key: SigningKey, parts: SignedParts): Effect.Effect<string> =>
   Effect.promise(() => globalThis.crypto.subtle.sign("HMAC", key, encoder.encode(prehash(parts)))).pipe(
     Effect.map((mac) => Encoding.encodeBase64(new Uint8Array(mac)))
   )

@@ -1,0 +1,91 @@
+/**
+ * The client: the two operations of the interface, and streams over whole histories.
+ *
+ * @since 0.1.0
+ */
+import type * as HttpClient from "@effect/platform/HttpClient"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Schema from "effect/Schema"
+import type * as Stream from "effect/Stream"
+import { type FundingBill, FundingBillsPage, type SpotBill, SpotBills } from "./Bill.js"
+import type { BillsConfig } from "./BillsConfig.js"
+import type { BillsRateLimiter } from "./BillsRateLimiter.js"
+import { type BillsError, InvalidParams } from "./Errors.js"
+import { decodeData, firstIssue, makeExchangeRequest } from "./internal/exchangeRequest.js"
+import type { OperationName } from "./Operation.js"
+import { FundingBillsParams, fundingBody, SpotBillsParams, spotBody } from "./Params.js"
+import type { Signer } from "./Signer.js"
+import {
+  type FundingBillsQuery,
+  type FundingPage,
+  makeStreams,
+  type SpotBillsQuery,
+  type SpotPage
+} from "./Streams.js"
+
+/**
+ * What users call.
+ *
+ * @since 0.1.0
+ */
+export interface BillsApiShape {
+  /** One page of funding bills. */
+  readonly fundingBills: (params?: FundingBillsParams) => Effect.Effect<FundingBillsPage, BillsError>
+  /** Up to `limit` spot bills of a time window. */
+  readonly spotBills: (params?: SpotBillsParams) => Effect.Effect<ReadonlyArray<SpotBill>, BillsError>
+  /** Every funding bill of the query, exactly once; pages are fetched as the stream is pulled. */
+  readonly streamFundingBills: (query?: FundingBillsQuery) => Stream.Stream<FundingBill, BillsError>
+  /** Every spot bill of the query, exactly once; time windows are fetched as the stream is pulled. */
+  readonly streamSpotBills: (query?: SpotBillsQuery) => Stream.Stream<SpotBill, BillsError>
+  /** The funding walk page by page, each page with the cursor to resume after it. */
+  readonly streamFundingPages: (query?: FundingBillsQuery) => Stream.Stream<FundingPage, BillsError>
+  /** The spot walk page by page, each page with the cursor to resume after it. */
+  readonly streamSpotPages: (query?: SpotBillsQuery) => Stream.Stream<SpotPage, BillsError>
+}
+
+/**
+ * Validates parameters; a violation names the field and the rule, and nothing is sent.
+ */
+const validate = <A, I>(operation: OperationName, schema: Schema.Schema<A, I>, params: I) =>
+  Effect.mapError(Schema.decode(schema, { errors: "first" })(params), (error) => {
+    const issue = firstIssue(error)
+    return new InvalidParams({ operation, field: issue.path, rule: issue.message })
+  })
+
+/**
+ * The bills client.
+ *
+ * @since 0.1.0
+ */
+export class BillsApi extends Context.Tag("@account-bills/core/BillsApi")<BillsApi, BillsApiShape>() {
+  /** The client, from the HttpClient, signer, rate limiter and settings in context. */
+  static readonly make: Effect.Effect<
+    BillsApiShape,
+    never,
+    HttpClient.HttpClient | Signer | BillsRateLimiter | BillsConfig
+  > = Effect.gen(function* () {
+    const request = yield* makeExchangeRequest
+
+    const fundingBills = Effect.fn("BillsApi.fundingBills")(function* (params: FundingBillsParams = {}) {
+      const valid = yield* validate("fundingBills", FundingBillsParams, params)
+      yield* Effect.annotateCurrentSpan(valid)
+      const data = yield* request("fundingBills", fundingBody(valid))
+      return yield* decodeData("fundingBills", FundingBillsPage)(data)
+    })
+
+    const spotBills = Effect.fn("BillsApi.spotBills")(function* (params: SpotBillsParams = {}) {
+      const valid = yield* validate("spotBills", SpotBillsParams, params)
+      yield* Effect.annotateCurrentSpan(valid)
+      const data = yield* request("spotBills", spotBody(valid))
+      return yield* decodeData("spotBills", SpotBills)(data)
+    })
+
+    return BillsApi.of({ fundingBills, spotBills, ...makeStreams({ fundingBills, spotBills }) })
+  })
+
+  /** The client layer; needs an HttpClient, a Signer, a BillsRateLimiter and BillsConfig. */
+  static readonly layer: Layer.Layer<BillsApi, never, HttpClient.HttpClient | Signer | BillsRateLimiter | BillsConfig> =
+    Layer.effect(BillsApi, BillsApi.make)
+}

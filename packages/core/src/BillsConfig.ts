@@ -1,0 +1,131 @@
+/**
+ * Where and how the client talks to the exchange.
+ *
+ * @since 0.1.0
+ */
+import * as Config from "effect/Config"
+import * as ConfigError from "effect/ConfigError"
+import * as Context from "effect/Context"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Layer from "effect/Layer"
+
+/**
+ * Settings of the client. Every field has a default.
+ *
+ * @since 0.1.0
+ */
+export interface BillsConfigShape {
+  /** Origin of the exchange, without a trailing slash. */
+  readonly baseUrl: string
+  /** Language tag sent in the `locale` header. */
+  readonly locale: string
+  /** How long one attempt may take, from sending to the whole body read. */
+  readonly requestTimeout: Duration.Duration
+  /** Attempts per call, the first included. */
+  readonly maxAttempts: number
+  /** First retry delay; it doubles per attempt, with jitter, up to `maxRetryDelay`. */
+  readonly retryBaseDelay: Duration.Duration
+  /** Upper bound of one retry delay. */
+  readonly maxRetryDelay: Duration.Duration
+}
+
+/**
+ * What a caller may override.
+ *
+ * @since 0.1.0
+ */
+export type BillsConfigInput = {
+  readonly [K in keyof BillsConfigShape]?: BillsConfigShape[K] extends Duration.Duration
+    ? Duration.DurationInput
+    : BillsConfigShape[K]
+}
+
+/**
+ * The defaults: WEEX's spot API, en-US, 10 s per attempt, 5 attempts.
+ *
+ * @since 0.1.0
+ */
+export const defaults: BillsConfigShape = {
+  baseUrl: "https://api-spot.weex.com",
+  locale: "en-US",
+  requestTimeout: Duration.seconds(10),
+  maxAttempts: 5,
+  retryBaseDelay: Duration.millis(250),
+  maxRetryDelay: Duration.seconds(10)
+}
+
+const loopbackHosts = new Set(["localhost", "127.0.0.1", "[::1]", "::1"])
+
+/**
+ * Checks a base URL: https anywhere, plain http only to a loopback host, because the
+ * requests carry the API key and passphrase.
+ *
+ * @since 0.1.0
+ */
+export const validateBaseUrl = (input: string): Either.Either<string, string> => {
+  let url: URL
+  try {
+    url = new URL(input)
+  } catch {
+    return Either.left(`base URL ${JSON.stringify(input)} is not a URL`)
+  }
+  if (url.protocol === "https:") return Either.right(url.origin + url.pathname.replace(/\/+$/, ""))
+  if (url.protocol === "http:") {
+    const loopback = loopbackHosts.has(url.hostname) || /^127\.\d+\.\d+\.\d+$/.test(url.hostname)
+    return loopback
+      ? Either.right(url.origin + url.pathname.replace(/\/+$/, ""))
+      : Either.left(`base URL ${url.origin} uses plain http to a host that is not loopback; use https`)
+  }
+  return Either.left(`base URL ${url.origin} must use https (or http to a loopback host)`)
+}
+
+/**
+ * The client's settings.
+ *
+ * @since 0.1.0
+ */
+export class BillsConfig extends Context.Tag("@account-bills/core/BillsConfig")<BillsConfig, BillsConfigShape>() {
+  /**
+   * Settings from defaults and overrides; fails with a `ConfigError` on a bad base URL or
+   * attempt count.
+   */
+  static readonly make = (input: BillsConfigInput = {}): Effect.Effect<BillsConfigShape, ConfigError.ConfigError> =>
+    Effect.gen(function* () {
+      const baseUrl = yield* Either.mapLeft(validateBaseUrl(input.baseUrl ?? defaults.baseUrl), (message) =>
+        ConfigError.InvalidData(["WEEX_BASE_URL"], message)
+      )
+      const maxAttempts = input.maxAttempts ?? defaults.maxAttempts
+      if (!Number.isInteger(maxAttempts) || maxAttempts < 1) {
+        return yield* Effect.fail(ConfigError.InvalidData(["maxAttempts"], "maxAttempts must be an integer of at least 1"))
+      }
+      return {
+        baseUrl,
+        locale: input.locale ?? defaults.locale,
+        requestTimeout: Duration.decode(input.requestTimeout ?? defaults.requestTimeout),
+        maxAttempts,
+        retryBaseDelay: Duration.decode(input.retryBaseDelay ?? defaults.retryBaseDelay),
+        maxRetryDelay: Duration.decode(input.maxRetryDelay ?? defaults.maxRetryDelay)
+      }
+    })
+
+  /** A layer from explicit settings. */
+  static readonly layer = (input: BillsConfigInput = {}): Layer.Layer<BillsConfig, ConfigError.ConfigError> =>
+    Layer.effect(BillsConfig, BillsConfig.make(input))
+
+  /** A layer that reads `WEEX_BASE_URL` and `WEEX_LOCALE`, with `overrides` on top. */
+  static readonly layerConfig = (overrides: BillsConfigInput = {}): Layer.Layer<BillsConfig, ConfigError.ConfigError> =>
+    Layer.effect(
+      BillsConfig,
+      Effect.gen(function* () {
+        const baseUrl = yield* Config.option(Config.nonEmptyString("WEEX_BASE_URL"))
+        const locale = yield* Config.option(Config.nonEmptyString("WEEX_LOCALE"))
+        return yield* BillsConfig.make({
+          ...(baseUrl._tag === "Some" ? { baseUrl: baseUrl.value } : {}),
+          ...(locale._tag === "Some" ? { locale: locale.value } : {}),
+          ...overrides
+        })
+      })
+    )
+}

@@ -1,0 +1,184 @@
+/**
+ * Every failure a user of the client can meet, as `Schema.TaggedError` classes that can be
+ * caught with `Effect.catchTag`. None of them holds a credential: they are built from request
+ * parameters, envelope fields and bounded excerpts of response bodies only.
+ *
+ * @since 0.1.0
+ */
+import * as Schema from "effect/Schema"
+
+const Operation = Schema.Literal("fundingBills", "spotBills", "serverTime")
+
+/**
+ * Parameters that break the interface's contract. Raised before anything is sent.
+ *
+ * @since 0.1.0
+ */
+export class InvalidParams extends Schema.TaggedError<InvalidParams>("@account-bills/InvalidParams")("InvalidParams", {
+  operation: Operation,
+  /** Dotted path of the offending field, e.g. `pageSize`; empty for a rule over several fields. */
+  field: Schema.String,
+  /** The rule that was broken, in words. */
+  rule: Schema.String
+}) {
+  override get message(): string {
+    return `${this.operation}: invalid parameter${this.field === "" ? "" : ` "${this.field}"`}: ${this.rule}`
+  }
+}
+
+/**
+ * Why the exchange refused a request, derived from its code and the HTTP status.
+ *
+ * @since 0.1.0
+ */
+export const BillsApiErrorReason = Schema.Literal(
+  "Authentication",
+  "Permission",
+  "TimestampExpired",
+  "RateLimited",
+  "InvalidParameter",
+  "HistoryLimit",
+  "Maintenance",
+  "ServerError",
+  "Unknown"
+)
+
+/**
+ * @since 0.1.0
+ */
+export type BillsApiErrorReason = typeof BillsApiErrorReason.Type
+
+/**
+ * The exchange answered with a failure: an envelope whose code is not `"00000"`, or an error
+ * status without a readable envelope.
+ *
+ * @since 0.1.0
+ */
+export class BillsApiError extends Schema.TaggedError<BillsApiError>("@account-bills/BillsApiError")("BillsApiError", {
+  operation: Operation,
+  reason: BillsApiErrorReason,
+  /** The envelope's code; empty when the body carried none. */
+  code: Schema.String,
+  /** The envelope's msg (or the HTTP status text when there was no envelope). */
+  msg: Schema.String,
+  requestTime: Schema.optional(Schema.Number),
+  status: Schema.Number,
+  /** Milliseconds to wait before trying again, from a `Retry-After` header. */
+  retryAfterMillis: Schema.optional(Schema.Number)
+}) {
+  override get message(): string {
+    const code = this.code === "" ? "" : ` code ${this.code}`
+    return `${this.operation}: the exchange refused the request (${this.reason},${code} HTTP ${this.status}): ${this.msg}`
+  }
+}
+
+/**
+ * The request did not complete: connection failure, reset, or no answer within the timeout.
+ *
+ * @since 0.1.0
+ */
+export class BillsTransportError extends Schema.TaggedError<BillsTransportError>("@account-bills/BillsTransportError")(
+  "BillsTransportError",
+  {
+    operation: Operation,
+    reason: Schema.Literal("Timeout", "Transport"),
+    description: Schema.String
+  }
+) {
+  override get message(): string {
+    return this.reason === "Timeout"
+      ? `${this.operation}: no answer from the exchange in time (${this.description})`
+      : `${this.operation}: could not reach the exchange: ${this.description}`
+  }
+}
+
+/**
+ * The response could not be read: not JSON, or not the shape the interface promises.
+ *
+ * @since 0.1.0
+ */
+export class BillsDecodeError extends Schema.TaggedError<BillsDecodeError>("@account-bills/BillsDecodeError")(
+  "BillsDecodeError",
+  {
+    operation: Operation,
+    status: Schema.Number,
+    /** `Envelope` when the body is not a readable envelope, `Data` when a record or page is malformed. */
+    stage: Schema.Literal("Envelope", "Data"),
+    /** Path of the offending field, e.g. `data.items[3].deltaAmount`. */
+    path: Schema.String,
+    description: Schema.String,
+    /** The start of the body, at most 200 characters. */
+    bodyExcerpt: Schema.String
+  }
+) {
+  override get message(): string {
+    const at = this.path === "" ? "" : ` at ${this.path}`
+    return `${this.operation}: unreadable response (HTTP ${this.status})${at}: ${this.description}; body starts ${JSON.stringify(this.bodyExcerpt)}`
+  }
+}
+
+/**
+ * A stream cannot prove it saw every bill, e.g. more bills share one millisecond than one page
+ * holds and no filter splits them. The stream fails rather than end with a gap.
+ *
+ * @since 0.1.0
+ */
+export class BillsIncomplete extends Schema.TaggedError<BillsIncomplete>("@account-bills/BillsIncomplete")(
+  "BillsIncomplete",
+  {
+    operation: Operation,
+    /** The millisecond (epoch ms) that could not be read completely, when one is to blame. */
+    millisecond: Schema.optional(Schema.Number),
+    description: Schema.String
+  }
+) {
+  override get message(): string {
+    const at = this.millisecond === undefined ? "" : ` at ${new Date(this.millisecond).toISOString()} (${this.millisecond})`
+    return `${this.operation}: cannot read every bill${at}: ${this.description}`
+  }
+}
+
+/**
+ * Any failure of a call or a stream.
+ *
+ * @since 0.1.0
+ */
+export type BillsError = InvalidParams | BillsApiError | BillsTransportError | BillsDecodeError | BillsIncomplete
+
+/**
+ * Classifies an exchange code and HTTP status into a reason.
+ *
+ * @since 0.1.0
+ */
+export const reasonOf = (code: string, status: number): BillsApiErrorReason => {
+  switch (code) {
+    case "40001":
+    case "40002":
+    case "40003":
+    case "40006":
+    case "40009":
+    case "40011":
+    case "40012":
+      return "Authentication"
+    case "40005":
+    case "40008":
+      return "TimestampExpired"
+    case "40014":
+    case "40018":
+      return "Permission"
+    case "40017":
+    case "40707":
+      return "InvalidParameter"
+    case "40704":
+      return "HistoryLimit"
+    case "40200":
+      return "Maintenance"
+    case "429":
+      return "RateLimited"
+  }
+  if (status === 429) return "RateLimited"
+  if (status >= 500) return "ServerError"
+  if (status === 401) return "Authentication"
+  if (status === 403) return "Permission"
+  return "Unknown"
+}

@@ -1,0 +1,148 @@
+/**
+ * Request parameters of both operations, validated before anything is sent and encoded to
+ * the JSON body the interface expects.
+ *
+ * @since 0.1.0
+ */
+import * as DateTime from "effect/DateTime"
+import * as Schema from "effect/Schema"
+import { fundingBizTypes, maxPageSize, spotBizTypes } from "./Operation.js"
+
+/**
+ * A time bound: a `DateTime`, a `Date` or epoch milliseconds.
+ *
+ * @since 0.1.0
+ */
+export type TimeInput = DateTime.DateTime | Date | number
+
+/**
+ * A `TimeInput` decoded to epoch milliseconds.
+ *
+ * @since 0.1.0
+ */
+export const TimeBound = Schema.transform(
+  Schema.Union(
+    Schema.declare((u): u is DateTime.DateTime => DateTime.isDateTime(u), { identifier: "DateTime" }),
+    Schema.ValidDateFromSelf,
+    Schema.NonNegativeInt
+  ).annotations({
+    message: () => ({
+      message: "expected a DateTime, a valid Date or epoch milliseconds (a non-negative integer)",
+      override: true
+    })
+  }),
+  Schema.NonNegativeInt,
+  {
+    strict: true,
+    decode: (input) =>
+      typeof input === "number" ? input : input instanceof Date ? input.getTime() : DateTime.toEpochMillis(input),
+    encode: (millis) => millis
+  }
+).annotations({ identifier: "TimeBound" })
+
+const pageSizeRule = Schema.Int.pipe(
+  Schema.between(1, maxPageSize, { message: () => `must be an integer from 1 to ${maxPageSize}` })
+)
+
+const bizTypeOf = <const Values extends ReadonlyArray<string>>(values: Values) =>
+  Schema.Literal(...values).annotations({
+    message: () => ({ message: `must be one of ${values.join(", ")}`, override: true })
+  })
+
+const CoinId = Schema.Int.pipe(Schema.positive({ message: () => "must be a positive integer" }))
+
+/** Start must not be after end; the failure is reported on the start field. */
+const ordered = (startKey: string, endKey: string, start: number | undefined, end: number | undefined) =>
+  start === undefined || end === undefined || start <= end
+    ? undefined
+    : { path: [startKey], message: `${startKey} must not be after ${endKey}` }
+
+/**
+ * Parameters of the funding operation.
+ *
+ * @since 0.1.0
+ */
+export const FundingBillsParams = Schema.Struct({
+  coinId: Schema.optional(CoinId),
+  bizType: Schema.optional(bizTypeOf(fundingBizTypes)),
+  startTime: Schema.optional(TimeBound),
+  endTime: Schema.optional(TimeBound),
+  pageIndex: Schema.optional(
+    Schema.Int.pipe(Schema.greaterThanOrEqualTo(1, { message: () => "must be an integer of at least 1" }))
+  ),
+  pageSize: Schema.optional(pageSizeRule)
+}).pipe(Schema.filter((params) => ordered("startTime", "endTime", params.startTime, params.endTime)))
+
+/**
+ * What a caller passes to `fundingBills`.
+ *
+ * @since 0.1.0
+ */
+export type FundingBillsParams = typeof FundingBillsParams.Encoded
+
+/**
+ * Parameters of the spot operation. `after` and `before` are the start and end of the window.
+ *
+ * @since 0.1.0
+ */
+export const SpotBillsParams = Schema.Struct({
+  coinId: Schema.optional(CoinId),
+  bizType: Schema.optional(bizTypeOf(spotBizTypes)),
+  after: Schema.optional(TimeBound),
+  before: Schema.optional(TimeBound),
+  limit: Schema.optional(pageSizeRule)
+}).pipe(Schema.filter((params) => ordered("after", "before", params.after, params.before)))
+
+/**
+ * What a caller passes to `spotBills`.
+ *
+ * @since 0.1.0
+ */
+export type SpotBillsParams = typeof SpotBillsParams.Encoded
+
+/**
+ * Validated parameters with time bounds as epoch ms, as they go into a request body.
+ *
+ * @since 0.1.0
+ */
+export type ValidFundingBillsParams = typeof FundingBillsParams.Type
+
+/**
+ * @since 0.1.0
+ */
+export type ValidSpotBillsParams = typeof SpotBillsParams.Type
+
+const jsonBody = (fields: ReadonlyArray<readonly [string, string | number | undefined]>): string =>
+  JSON.stringify(Object.fromEntries(fields.filter(([, value]) => value !== undefined)))
+
+const digits = (millis: number | undefined): string | undefined => (millis === undefined ? undefined : String(millis))
+
+/**
+ * The JSON body text of a funding request: time bounds as digit strings, absent fields left
+ * out, keys in a fixed order so the signed bytes are reproducible.
+ *
+ * @since 0.1.0
+ */
+export const fundingBody = (params: ValidFundingBillsParams): string =>
+  jsonBody([
+    ["coinId", params.coinId],
+    ["bizType", params.bizType],
+    ["startTime", digits(params.startTime)],
+    ["endTime", digits(params.endTime)],
+    ["pageIndex", params.pageIndex],
+    ["pageSize", params.pageSize]
+  ])
+
+/**
+ * The JSON body text of a spot request, like `fundingBody`.
+ *
+ * @since 0.1.0
+ */
+export const spotBody = (params: ValidSpotBillsParams): string =>
+  jsonBody([
+    ["coinId", params.coinId],
+    ["bizType", params.bizType],
+    ["after", digits(params.after)],
+    ["before", digits(params.before)],
+    ["limit", params.limit]
+  ])
