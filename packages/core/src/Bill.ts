@@ -23,11 +23,10 @@ export const CTime = Schema.transformOrFail(
     strict: true,
     decode: (input, _, ast) => {
       const millis = typeof input === "number" ? input : Number(input)
-      return DateTime.make(millis).pipe(
-        (option) =>
-          option._tag === "Some"
-            ? ParseResult.succeed(option.value)
-            : ParseResult.fail(new ParseResult.Type(ast, input, "not a valid epoch-milliseconds time"))
+      return DateTime.make(millis).pipe((option) =>
+        option._tag === "Some"
+          ? ParseResult.succeed(option.value)
+          : ParseResult.fail(new ParseResult.Type(ast, input, "not a valid epoch-milliseconds time"))
       )
     },
     encode: (dateTime) => ParseResult.succeed(String(DateTime.toEpochMillis(dateTime)))

@@ -17,13 +17,7 @@ import { decodeData, firstIssue, makeExchangeRequest } from "./internal/exchange
 import type { OperationName } from "./Operation.js"
 import { FundingBillsParams, fundingBody, SpotBillsParams, spotBody } from "./Params.js"
 import type { Signer } from "./Signer.js"
-import {
-  type FundingBillsQuery,
-  type FundingPage,
-  makeStreams,
-  type SpotBillsQuery,
-  type SpotPage
-} from "./Streams.js"
+import { type FundingBillsQuery, type FundingPage, makeStreams, type SpotBillsQuery, type SpotPage } from "./Streams.js"
 
 /**
  * What users call.

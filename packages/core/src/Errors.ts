@@ -133,7 +133,8 @@ export class BillsIncomplete extends Schema.TaggedError<BillsIncomplete>("@accou
   }
 ) {
   override get message(): string {
-    const at = this.millisecond === undefined ? "" : ` at ${new Date(this.millisecond).toISOString()} (${this.millisecond})`
+    const at =
+      this.millisecond === undefined ? "" : ` at ${new Date(this.millisecond).toISOString()} (${this.millisecond})`
     return `${this.operation}: cannot read every bill${at}: ${this.description}`
   }
 }

@@ -99,6 +99,7 @@ describe("records", () => {
   }
 
   it("rejects a numeric billId, which may already have lost digits", () => {
+    // biome-ignore lint/correctness/noPrecisionLoss: the lost precision is the point of this test
     expect(Either.isLeft(decodeFunding({ ...realFunding, billId: 736825748291061726 }))).toBe(true)
   })
 

@@ -7,7 +7,13 @@ import { Signature } from "../src/index.js"
 const vectors = [
   {
     secret: "fake-secret",
-    parts: { timestamp: "1700000000000", method: "POST", path: "/api/v2/account/bills", query: "", body: '{"coinId":2,"limit":100}' },
+    parts: {
+      timestamp: "1700000000000",
+      method: "POST",
+      path: "/api/v2/account/bills",
+      query: "",
+      body: '{"coinId":2,"limit":100}'
+    },
     prehash: '1700000000000POST/api/v2/account/bills{"coinId":2,"limit":100}',
     expected: "F4m4u6n4lK4/oSE7RWg6JvjsCEz2lWMmrwrVTD4++oo="
   },
