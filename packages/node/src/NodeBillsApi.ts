@@ -1,0 +1,49 @@
+/**
+ * The whole client stack for Node.js: undici as the HttpClient, settings and credentials
+ * from the environment.
+ *
+ * @since 0.1.0
+ */
+import {
+  BillsApi,
+  BillsConfig,
+  type BillsConfigInput,
+  BillsRateLimiter,
+  type RateLimitOptions,
+  Signer
+} from "@account-bills/core"
+import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
+import type * as ConfigError from "effect/ConfigError"
+import * as Layer from "effect/Layer"
+
+/**
+ * Options that the environment does not carry.
+ *
+ * @since 0.1.0
+ */
+export interface NodeBillsApiOptions {
+  /** Settings on top of `WEEX_BASE_URL` and `WEEX_LOCALE`. */
+  readonly config?: BillsConfigInput
+  /** The rate limit; 10 requests per second per operation by default. */
+  readonly rateLimit?: RateLimitOptions
+}
+
+/**
+ * `BillsApi` for Node.js.
+ *
+ * @since 0.1.0
+ */
+export const NodeBillsApi = {
+  /**
+   * Builds everything from the environment: `WEEX_API_KEY`, `WEEX_API_SECRET`,
+   * `WEEX_API_PASSPHRASE`, `WEEX_BASE_URL` (https, or http to a loopback host only) and
+   * `WEEX_LOCALE`, over undici.
+   */
+  layerConfig: (options: NodeBillsApiOptions = {}): Layer.Layer<BillsApi, ConfigError.ConfigError> =>
+    BillsApi.layer.pipe(
+      Layer.provide(NodeHttpClient.layerUndici),
+      Layer.provide(Signer.layerConfig()),
+      Layer.provide(BillsRateLimiter.layer(options.rateLimit)),
+      Layer.provide(BillsConfig.layerConfig(options.config))
+    )
+} as const
