@@ -13,6 +13,7 @@ import {
   Signer
 } from "@account-bills/core"
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
+import type * as HttpClient from "@effect/platform/HttpClient"
 import type * as ConfigError from "effect/ConfigError"
 import * as Layer from "effect/Layer"
 
@@ -26,6 +27,8 @@ export interface NodeBillsApiOptions {
   readonly config?: BillsConfigInput
   /** The rate limit; 10 requests per second per operation by default. */
   readonly rateLimit?: RateLimitOptions
+  /** The HttpClient; undici by default. */
+  readonly httpClient?: Layer.Layer<HttpClient.HttpClient>
 }
 
 /**
@@ -41,7 +44,7 @@ export const NodeBillsApi = {
    */
   layerConfig: (options: NodeBillsApiOptions = {}): Layer.Layer<BillsApi, ConfigError.ConfigError> =>
     BillsApi.layer.pipe(
-      Layer.provide(NodeHttpClient.layerUndici),
+      Layer.provide(options.httpClient ?? NodeHttpClient.layerUndici),
       Layer.provide(Signer.layerConfig()),
       Layer.provide(BillsRateLimiter.layer(options.rateLimit)),
       Layer.provide(BillsConfig.layerConfig(options.config))

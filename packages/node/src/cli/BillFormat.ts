@@ -1,0 +1,63 @@
+/**
+ * How exported bills are written: NDJSON with exactly the values the server sent, or CSV
+ * with the same exact values and an ISO-8601 time column.
+ *
+ * @since 0.1.0
+ */
+import type { FundingBill, SpotBill } from "@account-bills/core"
+import * as DateTime from "effect/DateTime"
+
+/**
+ * Output formats of `bills export`.
+ *
+ * @since 0.1.0
+ */
+export type ExportFormat = "ndjson" | "csv"
+
+/**
+ * Accounts the exchange keeps bills for.
+ *
+ * @since 0.1.0
+ */
+export type Account = "funding" | "spot"
+
+const columns: Readonly<Record<Account, ReadonlyArray<string>>> = {
+  funding: ["billId", "coinId", "coinName", "bizType", "deltaAmount", "afterAmount", "fees", "cTime"],
+  spot: [
+    "billId",
+    "coinId",
+    "coinName",
+    "bizType",
+    "fillSize",
+    "fillValue",
+    "deltaAmount",
+    "afterAmount",
+    "fees",
+    "cTime"
+  ]
+}
+
+const csvField = (value: unknown): string => {
+  if (value === null || value === undefined) return ""
+  const text = typeof value === "string" ? value : JSON.stringify(value)
+  return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text
+}
+
+/**
+ * The first line of a file in `format`, if that format has one.
+ *
+ * @since 0.1.0
+ */
+export const header = (format: ExportFormat, account: Account): string =>
+  format === "csv" ? `${["time", ...columns[account]].join(",")}\n` : ""
+
+/**
+ * One bill as one line, newline included. Values come from the raw record, so strings stay
+ * strings and amounts keep every digit and trailing zero the server sent.
+ *
+ * @since 0.1.0
+ */
+export const line = (format: ExportFormat, account: Account, bill: FundingBill | SpotBill): string =>
+  format === "ndjson"
+    ? `${JSON.stringify(bill.raw)}\n`
+    : `${[DateTime.formatIso(bill.cTime), ...columns[account].map((column) => bill.raw[column])].map(csvField).join(",")}\n`
