@@ -81,6 +81,6 @@ const report = (message: string, code: number) =>
  * @since 0.1.0
  */
 export const teardown = <E, A>(exit: Exit.Exit<E, A>, onExit: (code: number) => void): void => {
-  if (Exit.isSuccess(exit)) return onExit(typeof exit.value === "number" ? exit.value : ExitCode.ok)
-  onExit(Cause.isInterruptedOnly(exit.cause) ? ExitCode.interrupted : ExitCode.failed)
+  if (Exit.isSuccess(exit)) onExit(typeof exit.value === "number" ? exit.value : ExitCode.ok)
+  else onExit(Cause.isInterruptedOnly(exit.cause) ? ExitCode.interrupted : ExitCode.failed)
 }
