@@ -8,6 +8,7 @@ import {
   BillsApi,
   BillsConfig,
   type BillsConfigInput,
+  type Credentials,
   BillsRateLimiter,
   type RateLimitOptions,
   Signer
@@ -31,6 +32,18 @@ export interface NodeBillsApiOptions {
   readonly httpClient?: Layer.Layer<HttpClient.HttpClient>
 }
 
+const assemble = <E>(
+  signer: Layer.Layer<Signer, E>,
+  config: Layer.Layer<BillsConfig, ConfigError.ConfigError>,
+  options: NodeBillsApiOptions
+): Layer.Layer<BillsApi, E | ConfigError.ConfigError> =>
+  BillsApi.layer.pipe(
+    Layer.provide(options.httpClient ?? NodeHttpClient.layerUndici),
+    Layer.provide(signer),
+    Layer.provide(BillsRateLimiter.layer(options.rateLimit)),
+    Layer.provide(config)
+  )
+
 /**
  * `BillsApi` for Node.js.
  *
@@ -43,10 +56,11 @@ export const NodeBillsApi = {
    * `WEEX_LOCALE`, over undici.
    */
   layerConfig: (options: NodeBillsApiOptions = {}): Layer.Layer<BillsApi, ConfigError.ConfigError> =>
-    BillsApi.layer.pipe(
-      Layer.provide(options.httpClient ?? NodeHttpClient.layerUndici),
-      Layer.provide(Signer.layerConfig()),
-      Layer.provide(BillsRateLimiter.layer(options.rateLimit)),
-      Layer.provide(BillsConfig.layerConfig(options.config))
-    )
+    assemble(Signer.layerConfig(), BillsConfig.layerConfig(options.config), options),
+  /** Builds everything from explicit credentials and settings, over undici. */
+  layer: (
+    credentials: Credentials,
+    options: NodeBillsApiOptions = {}
+  ): Layer.Layer<BillsApi, ConfigError.ConfigError> =>
+    assemble(Signer.layer(credentials), BillsConfig.layer(options.config), options)
 } as const
