@@ -1,0 +1,164 @@
+/**
+ * The bills of one account, kept in the canonical (cTime, billId) order so that a query costs a
+ * binary search plus the page it returns, even over a million bills. Filtered views (by coinId
+ * and/or bizType) are built on first use and kept up to date by appends at the end.
+ *
+ * @since 0.1.0
+ */
+import { compareWireBills, type WireBill } from "./WireBill.js"
+
+/**
+ * Which way records come back: the interface does not say, so the fake can do either.
+ *
+ * @since 0.1.0
+ */
+export type Order = "newest-first" | "oldest-first"
+
+/**
+ * Whether the start and end time bounds include bills created exactly at them.
+ *
+ * @since 0.1.0
+ */
+export type Bounds = "inclusive" | "exclusive"
+
+/**
+ * A filter and time window over one account's bills.
+ *
+ * @since 0.1.0
+ */
+export interface BillQuery {
+  readonly coinId?: number | undefined
+  readonly bizType?: string | undefined
+  /** Epoch ms. */
+  readonly start?: number | undefined
+  /** Epoch ms. */
+  readonly end?: number | undefined
+  readonly bounds: Bounds
+}
+
+/**
+ * A slice of the matching bills and how many match in all.
+ *
+ * @since 0.1.0
+ */
+export interface BillSlice<B> {
+  readonly total: number
+  readonly items: ReadonlyArray<B>
+}
+
+/**
+ * A mutable, sorted store of one account's bills.
+ *
+ * @since 0.1.0
+ */
+export interface BillBook<B extends WireBill> {
+  readonly size: () => number
+  /** All bills, oldest first; do not mutate. */
+  readonly all: () => ReadonlyArray<B>
+  readonly last: () => B | undefined
+  /** Inserts bills at their place in the canonical order (cheap when they come last). */
+  readonly insert: (bills: ReadonlyArray<B>) => void
+  /** Skips `offset` matching bills in `order` and returns up to `count` of the rest. */
+  readonly slice: (query: BillQuery, order: Order, offset: number, count: number) => BillSlice<B>
+}
+
+interface View<B> {
+  readonly bills: Array<B>
+  readonly times: Array<number>
+}
+
+/** First index whose time is >= t (or > t when `strict`). */
+const bound = (times: ReadonlyArray<number>, t: number, strict: boolean): number => {
+  let lo = 0
+  let hi = times.length
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1
+    const x = times[mid] as number
+    if (x < t || (strict && x === t)) lo = mid + 1
+    else hi = mid
+  }
+  return lo
+}
+
+const viewKey = (coinId: number | undefined, bizType: string | undefined): string =>
+  `${coinId ?? "*"}|${bizType ?? "*"}`
+
+/**
+ * Creates a book; `initial` may be in any order.
+ *
+ * @since 0.1.0
+ */
+export const make = <B extends WireBill>(initial: ReadonlyArray<B>): BillBook<B> => {
+  const sorted = isSorted(initial) ? initial.slice() : initial.slice().sort(compareWireBills)
+  const base: View<B> = { bills: sorted, times: sorted.map((b) => Number(b.cTime)) }
+  const views = new Map<
+    string,
+    { readonly coinId: number | undefined; readonly bizType: string | undefined; readonly view: View<B> }
+  >()
+  views.set(viewKey(undefined, undefined), { coinId: undefined, bizType: undefined, view: base })
+
+  const matches = (bill: B, coinId: number | undefined, bizType: string | undefined): boolean =>
+    (coinId === undefined || bill.coinId === coinId) && (bizType === undefined || bill.bizType === bizType)
+
+  const viewOf = (coinId: number | undefined, bizType: string | undefined): View<B> => {
+    const key = viewKey(coinId, bizType)
+    const cached = views.get(key)
+    if (cached !== undefined) return cached.view
+    const bills = base.bills.filter((b) => matches(b, coinId, bizType))
+    const view: View<B> = { bills, times: bills.map((b) => Number(b.cTime)) }
+    views.set(key, { coinId, bizType, view })
+    return view
+  }
+
+  const insert = (bills: ReadonlyArray<B>): void => {
+    for (const bill of bills) {
+      const time = Number(bill.cTime)
+      const last = base.bills[base.bills.length - 1]
+      if (last === undefined || compareWireBills(last, bill) <= 0) {
+        for (const { coinId, bizType, view } of views.values()) {
+          if (matches(bill, coinId, bizType)) {
+            view.bills.push(bill)
+            view.times.push(time)
+          }
+        }
+        continue
+      }
+      // Out of order: rare (hand-made appends), so rebuild the filtered views lazily.
+      let at = bound(base.times, time, true)
+      while (at > 0 && compareWireBills(base.bills[at - 1] as B, bill) > 0) at--
+      base.bills.splice(at, 0, bill)
+      base.times.splice(at, 0, time)
+      for (const key of [...views.keys()]) if (key !== viewKey(undefined, undefined)) views.delete(key)
+    }
+  }
+
+  const slice = (query: BillQuery, order: Order, offset: number, count: number): BillSlice<B> => {
+    const view = viewOf(query.coinId, query.bizType)
+    const inclusive = query.bounds === "inclusive"
+    const lo = query.start === undefined ? 0 : bound(view.times, query.start, !inclusive)
+    const hi = query.end === undefined ? view.times.length : bound(view.times, query.end, inclusive)
+    const total = Math.max(hi - lo, 0)
+    const items: Array<B> = []
+    if (order === "oldest-first") {
+      for (let i = lo + offset; i < hi && items.length < count; i++) items.push(view.bills[i] as B)
+    } else {
+      for (let i = hi - 1 - offset; i >= lo && items.length < count; i--) items.push(view.bills[i] as B)
+    }
+    return { total, items }
+  }
+
+  return {
+    size: () => base.bills.length,
+    all: () => base.bills,
+    last: () => base.bills[base.bills.length - 1],
+    insert,
+    slice
+  }
+}
+
+const isSorted = (bills: ReadonlyArray<WireBill>): boolean => {
+  for (let i = 1; i < bills.length; i++) {
+    if (compareWireBills(bills[i - 1] as WireBill, bills[i] as WireBill) > 0) return false
+  }
+  return true
+}

@@ -1,0 +1,678 @@
+/**
+ * `FakeExchange`: an in-memory model of the Account Bill Ledger Query Interface (WEEX spot v2
+ * `/api/v2/account/fundingBills` and `/api/v2/account/bills`), written from the interface
+ * description and independent of the client's validation, so that it catches client bugs.
+ *
+ * Request handling, in this order (codes: see the table in `FakeProtocol`):
+ * 1. route: `GET /api/v2/public/time` answers the fake's clock (never limited, faulted or counted
+ *    as a call); unknown paths 404, wrong methods 405;
+ * 2. faults, decided at arrival: scripted by call number (over both operations or per operation),
+ *    then the permanent fault, then seeded random faults;
+ * 3. the sliding-window rate limit per operation (429). Faulted requests use capacity (they
+ *    reached the server) except injected 429s; rejected requests do not;
+ * 4. headers and signature (40001..40009), then Content-Type and body (40017, 40704, 40707);
+ * 5. the page: bills sorted by (cTime, billId), filtered by coinId, bizType and the time window,
+ *    in the configured `order` with `bounds` inclusive or exclusive at both ends.
+ *
+ * Every time comes from `Clock` plus a settable offset, so everything runs under `TestClock`.
+ *
+ * @since 0.1.0
+ */
+import * as HttpClient from "@effect/platform/HttpClient"
+import * as Clock from "effect/Clock"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Layer from "effect/Layer"
+import { type OperationName, operationPath, serverTimePath, successCode } from "../Operation.js"
+import * as Signature from "../Signature.js"
+import * as BillBook from "./BillBook.js"
+import * as BillGenerator from "./BillGenerator.js"
+import * as FakeHttpClient from "./FakeHttpClient.js"
+import {
+  defaultFaultMix,
+  envelope,
+  type FakeFault,
+  type FakeRequest,
+  FakeResponse,
+  htmlPage,
+  jsonResponse,
+  type RandomFaults,
+  type Rejection,
+  reasonPhrase,
+  rejectionResponse,
+  rejections,
+  type ScriptedFault
+} from "./FakeProtocol.js"
+import * as Prng from "./Prng.js"
+import * as RequestParams from "./RequestParams.js"
+import * as SlidingWindow from "./SlidingWindow.js"
+import type { Account, FundingWireBill, SpotWireBill, WireBill, WireBillOf } from "./WireBill.js"
+
+/**
+ * The API key, secret and passphrase the fake exchange accepts.
+ *
+ * @since 0.1.0
+ */
+export interface FakeCredentials {
+  readonly apiKey: string
+  readonly secret: string
+  readonly passphrase: string
+}
+
+/**
+ * Credentials used when none are given.
+ *
+ * @since 0.1.0
+ */
+export const defaultCredentials: FakeCredentials = {
+  apiKey: "fake-key",
+  secret: "fake-secret",
+  passphrase: "fake-passphrase"
+}
+
+/**
+ * Generated bills at construction: counts per account over `[startMillis, endMillis]`.
+ *
+ * @since 0.1.0
+ */
+export interface GenerateBillsOptions extends BillGenerator.GeneratorOptions {
+  /** Default 100. */
+  readonly funding?: number | undefined
+  /** Default 100. */
+  readonly spot?: number | undefined
+  /** Default 2025-01-01T00:00:00Z. */
+  readonly startMillis?: number | undefined
+  /** Default `startMillis` + 90 days. */
+  readonly endMillis?: number | undefined
+  readonly sameMillisecondGroup?: BillGenerator.SameMillisecondGroup | undefined
+}
+
+/**
+ * The behaviours the interface leaves open, and the limits; all can change at runtime.
+ *
+ * @since 0.1.0
+ */
+export interface FakeBehaviour {
+  /** Default `"newest-first"`. */
+  readonly order: BillBook.Order
+  /** Default `"inclusive"`; applies to the start and end bound alike. */
+  readonly bounds: BillBook.Bounds
+  /** Default 10 per 1000 ms per operation; `false` disables it. */
+  readonly rateLimit: SlidingWindow.RateLimit
+  /** Largest accepted distance between ACCESS-TIMESTAMP and the fake's clock; default 30 000. */
+  readonly maxSkewMillis: number
+  /** When set, a start bound older than this (from the fake's clock) fails with 40704. */
+  readonly lookbackMillis: number | undefined
+}
+
+/**
+ * How to build a fake exchange. Bills come from `bills`, `generate`, or both (then balances
+ * chain exactly only within each source).
+ *
+ * @since 0.1.0
+ */
+export interface FakeExchangeOptions extends Partial<FakeBehaviour> {
+  readonly bills?:
+    | {
+        readonly funding?: ReadonlyArray<FundingWireBill> | undefined
+        readonly spot?: ReadonlyArray<SpotWireBill> | undefined
+      }
+    | undefined
+  readonly generate?: GenerateBillsOptions | undefined
+  readonly credentials?: FakeCredentials | undefined
+  /** Added to `Clock.currentTimeMillis` to give the fake's clock; default 0. */
+  readonly clockOffsetMillis?: number | undefined
+  readonly faults?:
+    | {
+        readonly scripted?: ReadonlyArray<ScriptedFault> | undefined
+        readonly permanent?: FakeFault | undefined
+        readonly random?: RandomFaults | undefined
+      }
+    | undefined
+}
+
+/**
+ * What became of a logged request.
+ *
+ * @since 0.1.0
+ */
+export type FakeOutcome =
+  | { readonly _tag: "Pending" }
+  | { readonly _tag: "Answered"; readonly status: number; readonly code: string | undefined }
+  | { readonly _tag: "Faulted"; readonly fault: FakeFault }
+
+/**
+ * One received request, for assertions.
+ *
+ * @since 0.1.0
+ */
+export interface LoggedRequest {
+  /** 1-based over every request since the last reset. */
+  readonly arrival: number
+  /** The fake's clock at arrival (epoch ms). */
+  readonly arrivalMillis: number
+  readonly method: string
+  readonly path: string
+  readonly query: string
+  readonly operation: OperationName | "serverTime" | undefined
+  /** 1-based over both operations (what `ScriptedFault.nth` counts without `operation`). */
+  readonly call: number | undefined
+  /** 1-based within the operation (what `ScriptedFault.nth` counts with `operation`). */
+  readonly operationCall: number | undefined
+  readonly body: string
+  /** The body parsed as JSON; `undefined` when it is not JSON. */
+  readonly params: unknown
+  readonly timestamp: string | undefined
+  readonly outcome: FakeOutcome
+}
+
+/**
+ * Counters of one operation.
+ *
+ * @since 0.1.0
+ */
+export interface OperationStats {
+  readonly requests: number
+  /** Answered with code 00000. */
+  readonly succeeded: number
+  /** Answered with an envelope failure other than the rate limit. */
+  readonly rejected: number
+  /** Refused by the sliding-window limit. */
+  readonly rateLimited: number
+  readonly faulted: number
+}
+
+/**
+ * All counters.
+ *
+ * @since 0.1.0
+ */
+export interface FakeStats {
+  readonly requests: number
+  readonly serverTimeRequests: number
+  readonly fundingBills: OperationStats
+  readonly spotBills: OperationStats
+}
+
+/**
+ * The fake exchange's handle: the model, its request handler and the knobs tests turn.
+ *
+ * @since 0.1.0
+ */
+export interface FakeExchangeService {
+  /** The platform-free handler every transport (in-memory client, loopback server) calls. */
+  readonly handle: (request: FakeRequest) => Effect.Effect<FakeResponse>
+  readonly credentials: FakeCredentials
+  /** The fake's clock: `Clock.currentTimeMillis` + offset. */
+  readonly serverTime: Effect.Effect<number>
+  readonly setClockOffset: (millis: number) => Effect.Effect<void>
+  readonly behaviour: Effect.Effect<FakeBehaviour>
+  readonly configure: (changes: Partial<FakeBehaviour>) => Effect.Effect<void>
+  /** All bills of an account in canonical (cTime, billId) order, oldest first. */
+  readonly bills: <A extends Account>(account: A) => Effect.Effect<ReadonlyArray<WireBillOf[A]>>
+  /** Adds wire bills; balances chain exactly only if they come last and chain themselves. */
+  readonly append: <A extends Account>(account: A, bills: ReadonlyArray<WireBillOf[A]>) => Effect.Effect<void>
+  /**
+   * Generates `count` bills continuing the balances, with cTime from
+   * max(last cTime, the fake's clock) by default, about one per millisecond.
+   */
+  readonly appendGenerated: <A extends Account>(
+    account: A,
+    count: number,
+    options?: Partial<BillGenerator.BatchOptions>
+  ) => Effect.Effect<ReadonlyArray<WireBillOf[A]>>
+  /** Adds scripted faults (call numbers count since the last reset). */
+  readonly injectFaults: (faults: ReadonlyArray<ScriptedFault>) => Effect.Effect<void>
+  /** Faults the next `count` (default 1) calls, over both operations or of one. */
+  readonly failNext: (
+    fault: FakeFault,
+    options?: { readonly operation?: OperationName | undefined; readonly count?: number | undefined }
+  ) => Effect.Effect<void>
+  /** A fault for every call until cleared with `undefined`. */
+  readonly setPermanentFault: (fault: FakeFault | undefined) => Effect.Effect<void>
+  readonly setRandomFaults: (random: RandomFaults | undefined) => Effect.Effect<void>
+  /** Removes scripted, permanent and random faults. */
+  readonly clearFaults: Effect.Effect<void>
+  readonly requests: Effect.Effect<ReadonlyArray<LoggedRequest>>
+  readonly stats: Effect.Effect<FakeStats>
+  /**
+   * Clears the log, the counters (call numbers restart at 1) and the rate windows, and restores
+   * the faults given in the options. Bills, clock offset and behaviour stay.
+   */
+  readonly reset: Effect.Effect<void>
+}
+
+type Route =
+  | { readonly _tag: "ServerTime" }
+  | { readonly _tag: "Operation"; readonly operation: OperationName }
+  | {
+      readonly _tag: "Rejected"
+      readonly rejection: Rejection
+      readonly operation: OperationName | "serverTime" | undefined
+    }
+
+const routeOf = (request: FakeRequest): Route => {
+  const method = request.method.toUpperCase()
+  if (request.path === serverTimePath) {
+    return method === "GET"
+      ? { _tag: "ServerTime" }
+      : { _tag: "Rejected", rejection: rejections.methodNotAllowed, operation: "serverTime" }
+  }
+  for (const operation of ["fundingBills", "spotBills"] as const) {
+    if (request.path === operationPath[operation]) {
+      return method === "POST"
+        ? { _tag: "Operation", operation }
+        : { _tag: "Rejected", rejection: rejections.methodNotAllowed, operation }
+    }
+  }
+  return { _tag: "Rejected", rejection: rejections.notFound, operation: undefined }
+}
+
+type Verdict =
+  | { readonly _tag: "Fault"; readonly fault: FakeFault }
+  | { readonly _tag: "Limited" }
+  | { readonly _tag: "Admitted" }
+
+interface Answer {
+  readonly status: number
+  readonly code: string
+  readonly body: string
+}
+
+interface MutableStats {
+  requests: number
+  succeeded: number
+  rejected: number
+  rateLimited: number
+  faulted: number
+}
+
+const emptyStats = (): MutableStats => ({ requests: 0, succeeded: 0, rejected: 0, rateLimited: 0, faulted: 0 })
+
+const defaultStartMillis = Date.UTC(2025, 0, 1)
+const ninetyDays = 90 * 24 * 60 * 60 * 1000
+
+const parseJsonOrUndefined = (text: string): unknown =>
+  Either.getOrUndefined(Either.try(() => JSON.parse(text) as unknown))
+
+const rejectionAnswer = (rejection: Rejection, now: number, detail?: string): Answer => ({
+  status: rejection.status,
+  code: rejection.code,
+  body: envelope(rejection.code, detail === undefined ? rejection.msg : `${rejection.msg}: ${detail}`, now, null)
+})
+
+const successAnswer = (data: unknown, now: number): Answer => ({
+  status: 200,
+  code: successCode,
+  body: envelope(successCode, "success", now, data)
+})
+
+const digits = /^\d{1,15}$/
+
+/**
+ * Builds a fake exchange.
+ *
+ * @since 0.1.0
+ */
+export const make = (options: FakeExchangeOptions = {}): Effect.Effect<FakeExchangeService> =>
+  Effect.gen(function* () {
+    const credentials = options.credentials ?? defaultCredentials
+    const key = yield* Signature.importSecret(credentials.secret)
+    const generator = BillGenerator.make(options.generate)
+    const gen = options.generate
+    const startMillis = gen?.startMillis ?? defaultStartMillis
+    const endMillis = gen?.endMillis ?? startMillis + ninetyDays
+    const seeded = <A extends Account>(account: A, given: ReadonlyArray<WireBillOf[A]> | undefined) => {
+      const generated =
+        gen === undefined
+          ? []
+          : generator.generate(account, {
+              count: gen[account] ?? 100,
+              startMillis,
+              endMillis,
+              sameMillisecondGroup: gen.sameMillisecondGroup
+            })
+      const book = BillBook.make<WireBillOf[A]>(generated)
+      if (given !== undefined && given.length > 0) {
+        book.insert(given)
+        for (const bill of book.all()) generator.observe(account, bill)
+      }
+      return book
+    }
+    const books: { readonly [A in Account]: BillBook.BillBook<WireBillOf[A]> } = {
+      funding: seeded("funding", options.bills?.funding),
+      spot: seeded("spot", options.bills?.spot)
+    }
+
+    let behaviour: FakeBehaviour = {
+      order: options.order ?? "newest-first",
+      bounds: options.bounds ?? "inclusive",
+      rateLimit: options.rateLimit ?? SlidingWindow.defaultRateLimit,
+      maxSkewMillis: options.maxSkewMillis ?? 30_000,
+      lookbackMillis: options.lookbackMillis
+    }
+    let clockOffsetMillis = options.clockOffsetMillis ?? 0
+
+    // Mutable model state; only touched inside Effect.sync, so each step is atomic.
+    let log: Array<{ -readonly [K in keyof LoggedRequest]: LoggedRequest[K] }> = []
+    let arrivals = 0
+    let calls = 0
+    let serverTimeRequests = 0
+    let stats: Record<OperationName, MutableStats> = { fundingBills: emptyStats(), spotBills: emptyStats() }
+    const operationCalls: Record<OperationName, number> = { fundingBills: 0, spotBills: 0 }
+    const windows: Record<OperationName, SlidingWindow.SlidingWindow> = {
+      fundingBills: SlidingWindow.make(),
+      spotBills: SlidingWindow.make()
+    }
+    let scripted = new Map<string, FakeFault>()
+    let permanent: FakeFault | undefined
+    let random: { readonly config: RandomFaults; readonly prng: Prng.Prng } | undefined
+
+    const script = (faults: ReadonlyArray<ScriptedFault>): void => {
+      for (const { nth, operation, fault } of faults) scripted.set(`${operation ?? "*"}:${nth}`, fault)
+    }
+    const setRandom = (config: RandomFaults | undefined): void => {
+      random = config === undefined ? undefined : { config, prng: Prng.make(config.seed ?? 1) }
+    }
+    const restoreFaults = (): void => {
+      scripted = new Map()
+      script(options.faults?.scripted ?? [])
+      permanent = options.faults?.permanent
+      setRandom(options.faults?.random)
+    }
+    restoreFaults()
+
+    const drawRandom = (): FakeFault | undefined => {
+      if (random === undefined || random.prng.next() >= random.config.rate) return undefined
+      const mix = random.config.mix ?? defaultFaultMix
+      const total = mix.reduce((sum, entry) => sum + entry.weight, 0)
+      let point = random.prng.next() * total
+      for (const entry of mix) {
+        point -= entry.weight
+        if (point < 0) return entry.fault
+      }
+      return mix[mix.length - 1]?.fault
+    }
+
+    const serverTime = Effect.map(Clock.currentTimeMillis, (now) => now + clockOffsetMillis)
+
+    const arrive = (request: FakeRequest, route: Route, now: number) => {
+      arrivals++
+      const operation =
+        route._tag === "Operation" ? route.operation : route._tag === "ServerTime" ? "serverTime" : route.operation
+      const entry: { -readonly [K in keyof LoggedRequest]: LoggedRequest[K] } = {
+        arrival: arrivals,
+        arrivalMillis: now,
+        method: request.method,
+        path: request.path,
+        query: request.query,
+        operation,
+        call: undefined,
+        operationCall: undefined,
+        body: request.body,
+        params: parseJsonOrUndefined(request.body),
+        timestamp: request.headers["access-timestamp"],
+        outcome: { _tag: "Pending" }
+      }
+      log.push(entry)
+      if (route._tag === "ServerTime") serverTimeRequests++
+      if (route._tag !== "Operation") return { entry, verdict: { _tag: "Admitted" } as Verdict }
+      const op = route.operation
+      entry.call = ++calls
+      entry.operationCall = ++operationCalls[op]
+      stats[op].requests++
+      const fault =
+        scripted.get(`${op}:${entry.operationCall}`) ?? scripted.get(`*:${entry.call}`) ?? permanent ?? drawRandom()
+      if (fault !== undefined) {
+        stats[op].faulted++
+        entry.outcome = { _tag: "Faulted", fault }
+        if (!(fault._tag === "Status" && fault.status === 429)) windows[op].record(now)
+        return { entry, verdict: { _tag: "Fault", fault } as Verdict }
+      }
+      if (!windows[op].tryAdmit(now, behaviour.rateLimit)) {
+        stats[op].rateLimited++
+        return { entry, verdict: { _tag: "Limited" } as Verdict }
+      }
+      return { entry, verdict: { _tag: "Admitted" } as Verdict }
+    }
+
+    const authenticate = Effect.fnUntraced(function* (request: FakeRequest, now: number) {
+      const h = request.headers
+      const apiKey = h["access-key"]
+      const sign = h["access-sign"]
+      const timestamp = h["access-timestamp"]
+      const passphrase = h["access-passphrase"]
+      if (apiKey === undefined || apiKey === "") return rejections.missingKey
+      if (sign === undefined || sign === "") return rejections.missingSign
+      if (timestamp === undefined || timestamp === "" || passphrase === undefined || passphrase === "") {
+        return rejections.missingTimestampOrPassphrase
+      }
+      if (!digits.test(timestamp)) return rejections.invalidTimestamp
+      if (apiKey !== credentials.apiKey) return rejections.invalidKey
+      if (passphrase !== credentials.passphrase) return rejections.invalidPassphrase
+      if (Math.abs(Number(timestamp) - now) > behaviour.maxSkewMillis) return rejections.timestampExpired
+      const expected = yield* Signature.signWithKey(key, {
+        timestamp,
+        method: request.method,
+        path: request.path,
+        query: request.query,
+        body: request.body
+      })
+      return expected === sign ? undefined : rejections.signature
+    })
+
+    const tooOld = (start: number | undefined, now: number): boolean =>
+      start !== undefined && behaviour.lookbackMillis !== undefined && start < now - behaviour.lookbackMillis
+
+    const query = (operation: OperationName, body: string, now: number): Answer => {
+      const { bounds, order } = behaviour
+      if (operation === "fundingBills") {
+        return Either.match(RequestParams.fundingParams(body), {
+          onLeft: ({ detail, rejection }) => rejectionAnswer(rejection, now, detail),
+          onRight: (p) => {
+            if (tooOld(p.start, now)) return rejectionAnswer(rejections.tooOld, now)
+            const offset = (p.pageIndex - 1) * p.pageSize
+            const { items, total } = books.funding.slice({ ...p, bounds }, order, offset, p.pageSize)
+            const hasNextPage = offset + p.pageSize < total
+            return successAnswer({ total, page: p.pageIndex, pageSize: p.pageSize, hasNextPage, items }, now)
+          }
+        })
+      }
+      return Either.match(RequestParams.spotParams(body), {
+        onLeft: ({ detail, rejection }) => rejectionAnswer(rejection, now, detail),
+        onRight: (p) => {
+          if (tooOld(p.start, now)) return rejectionAnswer(rejections.tooOld, now)
+          return successAnswer(books.spot.slice({ ...p, bounds }, order, 0, p.limit).items, now)
+        }
+      })
+    }
+
+    const answer = Effect.fnUntraced(function* (operation: OperationName, request: FakeRequest, now: number) {
+      const failed = yield* authenticate(request, now)
+      if (failed !== undefined) return rejectionAnswer(failed, now)
+      const contentType = (request.headers["content-type"] ?? "").toLowerCase()
+      if (!contentType.includes("application/json")) {
+        return rejectionAnswer(rejections.parameter, now, "Content-Type must be application/json")
+      }
+      return query(operation, request.body, now)
+    })
+
+    const faultResponse = Effect.fnUntraced(function* (
+      fault: FakeFault,
+      operation: OperationName,
+      request: FakeRequest,
+      now: number
+    ) {
+      switch (fault._tag) {
+        case "Status":
+          return fault.status === 429
+            ? rejectionResponse(rejections.rateLimited, now)
+            : jsonResponse(fault.status, envelope(String(fault.status), reasonPhrase(fault.status), now, null))
+        case "Code":
+          return jsonResponse(fault.status, envelope(fault.code, fault.msg, now, null))
+        case "Html":
+          return FakeResponse.Response({
+            status: fault.status,
+            headers: { "content-type": "text/html" },
+            body: htmlPage(fault.status)
+          })
+        case "Truncated": {
+          const real = yield* answer(operation, request, now)
+          return FakeResponse.Truncated({
+            status: real.status,
+            headers: { "content-type": "application/json" },
+            body: real.body.slice(0, Math.floor(real.body.length / 2))
+          })
+        }
+        case "Reset":
+          return FakeResponse.Reset()
+        case "Hang":
+          return FakeResponse.Hang()
+      }
+    })
+
+    const handle = Effect.fn("FakeExchange.handle")(function* (request: FakeRequest) {
+      const now = yield* serverTime
+      const route = routeOf(request)
+      const { entry, verdict } = yield* Effect.sync(() => arrive(request, route, now))
+      const settle = (status: number, code: string | undefined) =>
+        Effect.sync(() => {
+          entry.outcome = { _tag: "Answered", status, code }
+        })
+      if (route._tag === "ServerTime") {
+        yield* settle(200, successCode)
+        return jsonResponse(200, envelope(successCode, "success", now, now))
+      }
+      if (route._tag === "Rejected") {
+        yield* settle(route.rejection.status, route.rejection.code)
+        return rejectionResponse(route.rejection, now)
+      }
+      const operation = route.operation
+      switch (verdict._tag) {
+        case "Fault":
+          return yield* faultResponse(verdict.fault, operation, request, now)
+        case "Limited":
+          yield* settle(rejections.rateLimited.status, rejections.rateLimited.code)
+          return rejectionResponse(rejections.rateLimited, now)
+        case "Admitted": {
+          const result = yield* answer(operation, request, now)
+          yield* Effect.sync(() => {
+            entry.outcome = { _tag: "Answered", status: result.status, code: result.code }
+            if (result.code === successCode) stats[operation].succeeded++
+            else stats[operation].rejected++
+          })
+          return jsonResponse(result.status, result.body)
+        }
+      }
+    })
+
+    const appendBills = <A extends Account>(account: A, bills: ReadonlyArray<WireBillOf[A]>): void => {
+      const book: BillBook.BillBook<WireBillOf[A]> = books[account]
+      book.insert(bills)
+      for (const bill of bills) generator.observe(account, bill as WireBill)
+    }
+
+    const service: FakeExchangeService = {
+      handle,
+      credentials,
+      serverTime,
+      setClockOffset: (millis) =>
+        Effect.sync(() => {
+          clockOffsetMillis = millis
+        }),
+      behaviour: Effect.sync(() => behaviour),
+      configure: (changes) =>
+        Effect.sync(() => {
+          behaviour = { ...behaviour, ...changes }
+        }),
+      bills: (account) => Effect.sync(() => books[account].all().slice()),
+      append: (account, bills) => Effect.sync(() => appendBills(account, bills)),
+      appendGenerated: (account, count, batch) =>
+        Effect.flatMap(serverTime, (now) =>
+          Effect.sync(() => {
+            const last = books[account].last()
+            const floor = last === undefined ? now : Math.max(Number(last.cTime), now)
+            // Never before the last bill: appended bills must keep the balance chains exact.
+            const start = Math.max(batch?.startMillis ?? floor, last === undefined ? 0 : Number(last.cTime))
+            const generated = generator.generate(account, {
+              count,
+              startMillis: start,
+              endMillis: Math.max(batch?.endMillis ?? start + count, start),
+              sameMillisecondGroup: batch?.sameMillisecondGroup
+            })
+            appendBills(account, generated)
+            return generated
+          })
+        ),
+      injectFaults: (faults) => Effect.sync(() => script(faults)),
+      failNext: (fault, next) =>
+        Effect.sync(() => {
+          const operation = next?.operation
+          const base = operation === undefined ? calls : operationCalls[operation]
+          const count = next?.count ?? 1
+          for (let i = 1; i <= count; i++) script([{ nth: base + i, operation, fault }])
+        }),
+      setPermanentFault: (fault) =>
+        Effect.sync(() => {
+          permanent = fault
+        }),
+      setRandomFaults: (config) => Effect.sync(() => setRandom(config)),
+      clearFaults: Effect.sync(() => {
+        scripted = new Map()
+        permanent = undefined
+        random = undefined
+      }),
+      requests: Effect.sync(() => log.map((entry) => ({ ...entry }))),
+      stats: Effect.sync(() => ({
+        requests: arrivals,
+        serverTimeRequests,
+        fundingBills: { ...stats.fundingBills },
+        spotBills: { ...stats.spotBills }
+      })),
+      reset: Effect.sync(() => {
+        log = []
+        arrivals = 0
+        calls = 0
+        serverTimeRequests = 0
+        operationCalls.fundingBills = 0
+        operationCalls.spotBills = 0
+        stats = { fundingBills: emptyStats(), spotBills: emptyStats() }
+        windows.fundingBills.clear()
+        windows.spotBills.clear()
+        restoreFaults()
+      })
+    }
+    return service
+  })
+
+/**
+ * The fake exchange as a service. `FakeExchange.layer(options)` provides it together with an
+ * in-memory `HttpClient` answered by it.
+ *
+ * @since 0.1.0
+ */
+export class FakeExchange extends Context.Tag("@account-bills/core/testing/FakeExchange")<
+  FakeExchange,
+  FakeExchangeService
+>() {
+  /** Credentials the fake accepts unless told otherwise. */
+  static readonly defaultCredentials = defaultCredentials
+  /** Builds the service. */
+  static readonly make = make
+  /** Only the service. */
+  static readonly layerExchange = (options?: FakeExchangeOptions): Layer.Layer<FakeExchange> =>
+    Layer.effect(FakeExchange, make(options))
+  /** An `HttpClient` answered in memory by the `FakeExchange` in context. */
+  static readonly layerHttpClient: () => Layer.Layer<HttpClient.HttpClient, never, FakeExchange> = () =>
+    Layer.effect(
+      HttpClient.HttpClient,
+      Effect.map(FakeExchange, (exchange) => FakeHttpClient.make(exchange.handle))
+    )
+  /** The service and an in-memory `HttpClient` backed by it (one shared model). */
+  static readonly layer = (options?: FakeExchangeOptions): Layer.Layer<FakeExchange | HttpClient.HttpClient> =>
+    Layer.provideMerge(FakeExchange.layerHttpClient(), FakeExchange.layerExchange(options))
+  /** An in-memory `HttpClient` answered by the given exchange. */
+  static readonly httpClient = (exchange: FakeExchangeService): HttpClient.HttpClient =>
+    FakeHttpClient.make(exchange.handle)
+}

@@ -1,0 +1,83 @@
+/**
+ * An `HttpClient` that answers from a fake exchange's handler in memory: no sockets, so the real
+ * client stack runs under `TestClock`. Reset faults become transport `RequestError`s, hangs never
+ * complete (only interruption, e.g. the client's timeout, ends them).
+ *
+ * @since 0.1.0
+ */
+import type * as HttpBody from "@effect/platform/HttpBody"
+import * as HttpClient from "@effect/platform/HttpClient"
+import * as HttpClientError from "@effect/platform/HttpClientError"
+import type * as HttpClientRequest from "@effect/platform/HttpClientRequest"
+import * as HttpClientResponse from "@effect/platform/HttpClientResponse"
+import * as Effect from "effect/Effect"
+import * as Stream from "effect/Stream"
+import type { FakeRequest, FakeResponse } from "./FakeProtocol.js"
+
+const decoder = new TextDecoder()
+
+const encodeError = (request: HttpClientRequest.HttpClientRequest, description: string, cause?: unknown) =>
+  new HttpClientError.RequestError({ request, reason: "Encode", description, cause })
+
+/**
+ * The exact body text of a request, as a server would receive it.
+ *
+ * @since 0.1.0
+ */
+export const bodyText = (
+  request: HttpClientRequest.HttpClientRequest
+): Effect.Effect<string, HttpClientError.RequestError> => {
+  const body: HttpBody.HttpBody = request.body
+  switch (body._tag) {
+    case "Empty":
+      return Effect.succeed("")
+    case "Uint8Array":
+      return Effect.succeed(decoder.decode(body.body))
+    case "Raw":
+      if (typeof body.body === "string") return Effect.succeed(body.body)
+      if (body.body instanceof Uint8Array) return Effect.succeed(decoder.decode(body.body))
+      return Effect.fail(encodeError(request, "the fake exchange reads only text or bytes from a raw body"))
+    case "Stream":
+      return body.stream.pipe(
+        Stream.runFold("", (text, chunk) => text + decoder.decode(chunk, { stream: true })),
+        Effect.mapError((cause) => encodeError(request, "the request body stream failed", cause))
+      )
+    case "FormData":
+      return Effect.fail(encodeError(request, "the fake exchange does not read form data"))
+  }
+}
+
+/**
+ * An `HttpClient` whose every request is answered by `handle`.
+ *
+ * @since 0.1.0
+ */
+export const make = (handle: (request: FakeRequest) => Effect.Effect<FakeResponse>): HttpClient.HttpClient =>
+  HttpClient.make((request, url) =>
+    Effect.gen(function* () {
+      const body = yield* bodyText(request)
+      const response = yield* handle({
+        method: request.method,
+        path: url.pathname,
+        query: url.search.startsWith("?") ? url.search.slice(1) : url.search,
+        headers: request.headers,
+        body
+      })
+      switch (response._tag) {
+        case "Reset":
+          return yield* new HttpClientError.RequestError({
+            request,
+            reason: "Transport",
+            description: "connection reset by the fake exchange"
+          })
+        case "Hang":
+          return yield* Effect.never
+        case "Response":
+        case "Truncated":
+          return HttpClientResponse.fromWeb(
+            request,
+            new Response(response.body, { status: response.status, headers: response.headers })
+          )
+      }
+    })
+  )

@@ -1,0 +1,86 @@
+/**
+ * Bills exactly as the exchange sends them on the wire: plain objects of strings (and the
+ * integer `coinId`), so the fake exchange can answer with bytes a real server would send and
+ * tests can check what the client makes of them.
+ *
+ * @since 0.1.0
+ */
+
+/**
+ * The two accounts whose bills the interface lists.
+ *
+ * @since 0.1.0
+ */
+export type Account = "funding" | "spot"
+
+/**
+ * A funding bill as the server sends it. `deltaAmount` is already net of `fees`:
+ * `afterAmount = previous afterAmount + deltaAmount`, and `fees` is informational.
+ *
+ * @since 0.1.0
+ */
+export interface FundingWireBill {
+  readonly billId: string
+  readonly coinId: number
+  readonly coinName: string
+  readonly bizType: string
+  readonly deltaAmount: string
+  readonly afterAmount: string
+  readonly fees: string
+  /** Epoch milliseconds as a digit string. */
+  readonly cTime: string
+  readonly fillSize: null
+  readonly fillValue: null
+}
+
+/**
+ * A spot bill as the server sends it; same balance convention as {@link FundingWireBill}.
+ *
+ * @since 0.1.0
+ */
+export interface SpotWireBill {
+  readonly billId: string
+  readonly coinId: number
+  readonly coinName: string
+  readonly bizType: string
+  readonly fillSize: string
+  readonly fillValue: string
+  readonly deltaAmount: string
+  readonly afterAmount: string
+  readonly fees: string
+  /** Epoch milliseconds as a digit string. */
+  readonly cTime: string
+}
+
+/**
+ * The wire record type of each account.
+ *
+ * @since 0.1.0
+ */
+export interface WireBillOf {
+  readonly funding: FundingWireBill
+  readonly spot: SpotWireBill
+}
+
+/**
+ * Either kind of wire bill.
+ *
+ * @since 0.1.0
+ */
+export type WireBill = FundingWireBill | SpotWireBill
+
+/**
+ * Orders digit strings as the unbounded integers they denote (ids exceed 2^53, so no `Number`).
+ *
+ * @since 0.1.0
+ */
+export const compareDigitStrings = (a: string, b: string): number =>
+  a.length !== b.length ? a.length - b.length : a < b ? -1 : a > b ? 1 : 0
+
+/**
+ * The fake exchange's canonical order: oldest first by `cTime`, ties by `billId`.
+ *
+ * @since 0.1.0
+ */
+export const compareWireBills = (a: WireBill, b: WireBill): number =>
+  compareDigitStrings(a.cTime, b.cTime) || compareDigitStrings(a.billId, b.billId)

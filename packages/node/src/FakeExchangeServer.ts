@@ -1,0 +1,179 @@
+/**
+ * The fake exchange of `@account-bills/core/testing` served over real HTTP on loopback, calling
+ * the very same platform-free `handle` as the in-memory `HttpClient`, so both answer identically.
+ * Faults map onto the socket: `Reset` destroys it, `Hang` leaves the request unanswered until the
+ * client goes away or the server closes, `Truncated` sends the cut body.
+ *
+ * @since 0.1.0
+ */
+import * as Http from "node:http"
+import type { AddressInfo } from "node:net"
+import {
+  FakeExchange,
+  type FakeExchangeOptions,
+  type FakeExchangeService,
+  type FakeRequest,
+  type FakeResponse
+} from "@account-bills/core/testing"
+import * as Context from "effect/Context"
+import * as Data from "effect/Data"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Fiber from "effect/Fiber"
+import * as Layer from "effect/Layer"
+import * as Runtime from "effect/Runtime"
+import type * as Scope from "effect/Scope"
+
+/**
+ * Why the server could not start: a non-loopback host, or the listen call failed.
+ *
+ * @since 0.1.0
+ */
+export class FakeExchangeServerError extends Data.TaggedError("FakeExchangeServerError")<{
+  readonly message: string
+  readonly cause?: unknown
+}> {}
+
+/**
+ * Where to listen. Only loopback hosts are accepted: the fake has well-known credentials.
+ *
+ * @since 0.1.0
+ */
+export interface ListenOptions {
+  /** Default `127.0.0.1`; `localhost` and `::1` are accepted too. */
+  readonly host?: string | undefined
+  /** Default 0: a free port chosen by the OS. */
+  readonly port?: number | undefined
+}
+
+/**
+ * A running server.
+ *
+ * @since 0.1.0
+ */
+export interface FakeExchangeServerService {
+  /** Base URL, e.g. `http://127.0.0.1:54321`; give it to the client as its base URL. */
+  readonly url: string
+  readonly host: string
+  readonly port: number
+  readonly exchange: FakeExchangeService
+}
+
+const loopbackHosts: ReadonlySet<string> = new Set(["127.0.0.1", "localhost", "::1"])
+
+/**
+ * Whether a host name is one the server agrees to bind.
+ *
+ * @since 0.1.0
+ */
+export const isLoopback = (host: string): boolean => loopbackHosts.has(host)
+
+const toFakeRequest = (req: Http.IncomingMessage, body: string): FakeRequest => {
+  const target = req.url ?? "/"
+  const mark = target.indexOf("?")
+  const headers: Record<string, string> = {}
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(", ") : value
+  }
+  return {
+    method: req.method ?? "GET",
+    path: mark === -1 ? target : target.slice(0, mark),
+    query: mark === -1 ? "" : target.slice(mark + 1),
+    headers,
+    body
+  }
+}
+
+const send = (req: Http.IncomingMessage, res: Http.ServerResponse, response: FakeResponse): void => {
+  switch (response._tag) {
+    case "Reset":
+      req.socket.destroy()
+      return
+    case "Hang":
+      return
+    case "Response":
+    case "Truncated":
+      res.writeHead(response.status, { ...response.headers, "content-length": Buffer.byteLength(response.body) })
+      res.end(response.body)
+  }
+}
+
+/**
+ * Serves an exchange on loopback for the lifetime of the scope.
+ *
+ * @since 0.1.0
+ */
+export const serve = (
+  exchange: FakeExchangeService,
+  options: ListenOptions = {}
+): Effect.Effect<FakeExchangeServerService, FakeExchangeServerError, Scope.Scope> =>
+  Effect.gen(function* () {
+    const host = options.host ?? "127.0.0.1"
+    if (!isLoopback(host)) {
+      return yield* new FakeExchangeServerError({
+        message: `refusing to listen on ${host}: the fake exchange serves loopback only (127.0.0.1, ::1, localhost)`
+      })
+    }
+    // Handlers run with the caller's services, so a TestClock in scope drives the fake's clock.
+    const runFork = Runtime.runFork(yield* Effect.runtime<never>())
+    const server = Http.createServer((req, res) => {
+      const chunks: Array<Buffer> = []
+      req.on("data", (chunk: Buffer) => chunks.push(chunk))
+      req.on("end", () => {
+        const fiber = runFork(exchange.handle(toFakeRequest(req, Buffer.concat(chunks).toString("utf8"))))
+        res.on("close", () => {
+          if (!res.writableEnded) runFork(Fiber.interrupt(fiber))
+        })
+        fiber.addObserver((exit) => {
+          if (Exit.isSuccess(exit)) send(req, res, exit.value)
+          else if (!res.writableEnded) req.socket.destroy()
+        })
+      })
+    })
+    yield* Effect.acquireRelease(
+      Effect.async<void, FakeExchangeServerError>((resume) => {
+        server.once("error", (cause) =>
+          resume(
+            Effect.fail(new FakeExchangeServerError({ message: `cannot listen on ${host}: ${cause.message}`, cause }))
+          )
+        )
+        server.listen(options.port ?? 0, host, () => resume(Effect.void))
+      }),
+      () =>
+        Effect.async<void>((resume) => {
+          // Hanging requests and keep-alive sockets would otherwise hold close() open forever.
+          server.closeAllConnections()
+          server.close(() => resume(Effect.void))
+        })
+    )
+    const port = (server.address() as AddressInfo).port
+    const url = `http://${host.includes(":") ? `[${host}]` : host}:${port}`
+    return { url, host, port, exchange }
+  })
+
+/**
+ * A running loopback server around a fake exchange.
+ *
+ * @since 0.1.0
+ */
+export class FakeExchangeServer extends Context.Tag("@account-bills/node/FakeExchangeServer")<
+  FakeExchangeServer,
+  FakeExchangeServerService
+>() {
+  /** Builds a fake exchange from `options` and serves it for the lifetime of the scope. */
+  static readonly make = (
+    options: FakeExchangeOptions & ListenOptions = {}
+  ): Effect.Effect<FakeExchangeServerService, FakeExchangeServerError, Scope.Scope> =>
+    Effect.flatMap(FakeExchange.make(options), (exchange) => serve(exchange, options))
+  /** Serves an existing exchange. */
+  static readonly serve = serve
+  /** The server and its exchange, as services. */
+  static readonly layer = (
+    options: FakeExchangeOptions & ListenOptions = {}
+  ): Layer.Layer<FakeExchangeServer | FakeExchange, FakeExchangeServerError> =>
+    Layer.scopedContext(
+      Effect.map(FakeExchangeServer.make(options), (server) =>
+        Context.make(FakeExchangeServer, server).pipe(Context.add(FakeExchange, server.exchange))
+      )
+    )
+}
