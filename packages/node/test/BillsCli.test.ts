@@ -1,0 +1,134 @@
+import { FakeExchange } from "@account-bills/core/testing"
+import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Scope from "effect/Scope"
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+import { FakeExchangeServer, type FakeExchangeServerService } from "../src/FakeExchangeServer.js"
+import { runCli, startCli } from "./support/runCli.js"
+
+let server: FakeExchangeServerService
+let scope: Scope.CloseableScope
+const secret = FakeExchange.defaultCredentials.secret
+
+const env = (overrides: Record<string, string> = {}) => ({
+  WEEX_API_KEY: FakeExchange.defaultCredentials.apiKey,
+  WEEX_API_SECRET: secret,
+  WEEX_API_PASSPHRASE: FakeExchange.defaultCredentials.passphrase,
+  WEEX_BASE_URL: server.url,
+  ...overrides
+})
+
+beforeAll(async () => {
+  scope = await Effect.runPromise(Scope.make())
+  server = await Effect.runPromise(
+    FakeExchangeServer.make({
+      generate: { seed: 99, funding: 250, spot: 700, sameMillisecondGroup: { every: 30, size: 4 } }
+    }).pipe(Scope.extend(scope))
+  )
+})
+
+afterAll(async () => {
+  await Effect.runPromise(Scope.close(scope, Exit.void))
+})
+
+const exchangeBills = (account: "funding" | "spot") => Effect.runPromise(server.exchange.bills(account))
+const requestCount = () => Effect.runPromise(Effect.map(server.exchange.requests, (log) => log.length))
+
+describe("bills export, as a process against the local exchange", () => {
+  for (const account of ["funding", "spot"] as const) {
+    it(`exports every ${account} bill as NDJSON, field for field`, async () => {
+      const result = await runCli(["export", "--account", account], env())
+      expect(result.stderr).toContain(`${account}:`)
+      expect(result.code).toBe(0)
+      const lines = result.stdout.trimEnd().split("\n")
+      const expected = await exchangeBills(account)
+      expect(lines).toHaveLength(expected.length)
+      // The exact text the server sent for each bill, strings as strings.
+      expect(new Set(lines)).toEqual(new Set(expected.map((bill) => JSON.stringify(bill))))
+    })
+  }
+
+  it("writes CSV with a header, an ISO time column and exact values to --out", async () => {
+    const out = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "bills-cli-")), "spot.csv")
+    const expected = await exchangeBills("spot")
+    const coin = expected[0]?.coinId ?? 1
+    const result = await runCli(
+      ["export", "--account", "spot", "--format", "csv", "--coin-id", String(coin), "--out", out],
+      env()
+    )
+    expect(result.code).toBe(0)
+    expect(result.stdout).toBe("")
+    const [head, ...rows] = fs.readFileSync(out, "utf8").trimEnd().split("\n")
+    expect(head).toBe("time,billId,coinId,coinName,bizType,fillSize,fillValue,deltaAmount,afterAmount,fees,cTime")
+    const ofCoin = expected.filter((bill) => bill.coinId === coin)
+    expect(rows).toHaveLength(ofCoin.length)
+    const byId = new Map(ofCoin.map((bill) => [bill.billId, bill]))
+    for (const row of rows) {
+      const [time, billId, , , , , , deltaAmount, afterAmount, , cTime] = row.split(",")
+      const bill = byId.get(billId ?? "")
+      expect(bill).toBeDefined()
+      expect(deltaAmount).toBe(bill?.deltaAmount)
+      expect(afterAmount).toBe(bill?.afterAmount)
+      expect(cTime).toBe(bill?.cTime)
+      expect(time).toBe(new Date(Number(cTime)).toISOString())
+    }
+  })
+
+  const badFlags: ReadonlyArray<readonly [string, ReadonlyArray<string>, string]> = [
+    ["an unknown account", ["--account", "margin"], "funding, spot"],
+    ["a bizType of the other account", ["--account", "spot", "--biz-type", "c2c_buy"], "--biz-type"],
+    ["from after to", ["--account", "spot", "--from", "2025-02-01", "--to", "2025-01-01"], "--from"],
+    ["coin id 0", ["--account", "spot", "--coin-id", "0"], "--coin-id"],
+    ["a negative coin id", ["--account", "funding", "--coin-id", "-4"], "--coin-id"],
+    ["max-rps 0", ["--account", "spot", "--max-rps", "0"], "--max-rps"],
+    ["an unknown format", ["--account", "spot", "--format", "xml"], "ndjson, csv"],
+    ["a time that is not one", ["--account", "spot", "--from", "last tuesday"], "--from"],
+    ["a missing account", [], "account"]
+  ]
+  for (const [name, flags, mention] of badFlags) {
+    it(`${name}: one line, exit 2, nothing sent`, async () => {
+      const before = await requestCount()
+      const result = await runCli(["export", ...flags], env())
+      expect(result.code).toBe(2)
+      expect(result.stdout).toBe("")
+      expect(result.stderr.trimEnd().split("\n")).toHaveLength(1)
+      expect(result.stderr).toContain(mention)
+      expect(await requestCount()).toBe(before)
+    })
+  }
+
+  it("a wrong secret: exit 1, the exchange's code named, the secret nowhere", async () => {
+    const wrong = "wrong-secret-Zq81"
+    const result = await runCli(["export", "--account", "funding"], env({ WEEX_API_SECRET: wrong }))
+    expect(result.code).toBe(1)
+    expect(result.stderr.trimEnd().split("\n")).toHaveLength(1)
+    expect(result.stderr).toContain("40009")
+    expect(result.stderr).not.toContain("    at ")
+    for (const text of [result.stdout, result.stderr]) {
+      expect(text).not.toContain(wrong)
+      expect(text).not.toContain(FakeExchange.defaultCredentials.passphrase)
+    }
+  })
+
+  it("refuses plain http to a host that is not loopback before sending anything", async () => {
+    const result = await runCli(["export", "--account", "spot"], env({ WEEX_BASE_URL: "http://192.0.2.10" }))
+    expect(result.code).toBe(1)
+    expect(result.stderr).toContain("https")
+  })
+
+  it("Ctrl-C: exit 130 and only whole lines", async () => {
+    const run = startCli(["export", "--account", "spot", "--max-rps", "1"], env())
+    await run.linesAtLeast(1)
+    run.child.kill("SIGINT")
+    const result = await run.result
+    expect(result.code).toBe(130)
+    expect(result.stdout.endsWith("\n")).toBe(true)
+    const lines = result.stdout.trimEnd().split("\n")
+    expect(lines.length).toBeGreaterThan(0)
+    expect(lines.length).toBeLessThan((await exchangeBills("spot")).length)
+    for (const text of lines) expect(() => JSON.parse(text)).not.toThrow()
+  })
+})

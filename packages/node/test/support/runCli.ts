@@ -1,0 +1,57 @@
+/**
+ * Runs the `bills` program as a separate process, the way a user's script would.
+ */
+import { type ChildProcess, spawn } from "node:child_process"
+import * as path from "node:path"
+import { fileURLToPath } from "node:url"
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../../..")
+const bin = path.join(root, "packages/node/src/bin/bills.ts")
+
+export interface CliResult {
+  readonly code: number | null
+  readonly signal: NodeJS.Signals | null
+  readonly stdout: string
+  readonly stderr: string
+}
+
+export interface CliRun {
+  readonly child: ChildProcess
+  readonly result: Promise<CliResult>
+  /** Resolves once standard output holds at least `count` newlines. */
+  readonly linesAtLeast: (count: number) => Promise<void>
+}
+
+export const startCli = (args: ReadonlyArray<string>, env: Record<string, string>): CliRun => {
+  const child = spawn(process.execPath, ["--import", "tsx", bin, ...args], {
+    cwd: root,
+    env: { PATH: process.env.PATH ?? "", ...env },
+    stdio: ["ignore", "pipe", "pipe"]
+  })
+  let stdout = ""
+  let stderr = ""
+  const waiters: Array<{ count: number; resolve: () => void }> = []
+  child.stdout?.setEncoding("utf8").on("data", (chunk: string) => {
+    stdout += chunk
+    const lines = stdout.split("\n").length - 1
+    for (const waiter of waiters.splice(0)) {
+      if (lines >= waiter.count) waiter.resolve()
+      else waiters.push(waiter)
+    }
+  })
+  child.stderr?.setEncoding("utf8").on("data", (chunk: string) => {
+    stderr += chunk
+  })
+  const result = new Promise<CliResult>((resolve) =>
+    child.on("close", (code, signal) => resolve({ code, signal, stdout, stderr }))
+  )
+  const linesAtLeast = (count: number) =>
+    new Promise<void>((resolve) => {
+      if (stdout.split("\n").length - 1 >= count) resolve()
+      else waiters.push({ count, resolve })
+    })
+  return { child, result, linesAtLeast }
+}
+
+export const runCli = (args: ReadonlyArray<string>, env: Record<string, string>): Promise<CliResult> =>
+  startCli(args, env).result
