@@ -1,9 +1,11 @@
 /**
- * The request signature of the exchange, as a pure function shared by the client's `Signer`
- * and the fake exchange that verifies it.
+ * The request signature of the exchange, shared by the client's `Signer` and the fake
+ * exchange that verifies it. HMAC comes from `@noble/hashes`, so core stays platform-free.
  *
  * @since 0.1.0
  */
+import { hmac } from "@noble/hashes/hmac.js"
+import { sha256 } from "@noble/hashes/sha2.js"
 import * as Effect from "effect/Effect"
 import * as Encoding from "effect/Encoding"
 
@@ -35,23 +37,23 @@ export const prehash = (parts: SignedParts): string =>
 const encoder = new TextEncoder()
 
 /**
- * An imported HMAC key (Web Crypto's `CryptoKey`, named without the DOM library).
+ * A secret prepared for HMAC-SHA256, cloned per message so the key schedule is computed once.
  *
  * @since 0.1.0
  */
-export type SigningKey = Awaited<ReturnType<typeof globalThis.crypto.subtle.importKey>>
+export type SigningKey = ReturnType<typeof hmac.create>
 
 /**
- * Imports an API secret as an HMAC-SHA256 key (Web Crypto, so core stays platform-free).
+ * Prepares an API secret as an HMAC-SHA256 key.
+ *
+ * Signing is synchronous on purpose (pure JS, no Web Crypto promise): a fiber awaiting a
+ * promise looks idle to `TestClock`, which could then move time between the timestamp and the
+ * send, and tests built on the client would stop being deterministic.
  *
  * @since 0.1.0
  */
 export const importSecret = (secret: string): Effect.Effect<SigningKey> =>
-  Effect.promise(() =>
-    globalThis.crypto.subtle.importKey("raw", encoder.encode(secret), { name: "HMAC", hash: "SHA-256" }, false, [
-      "sign"
-    ])
-  )
+  Effect.sync(() => hmac.create(sha256, encoder.encode(secret)))
 
 /**
  * `base64(HMAC-SHA256(secret, prehash(parts)))`.
@@ -59,12 +61,17 @@ export const importSecret = (secret: string): Effect.Effect<SigningKey> =>
  * @since 0.1.0
  */
 export const signWithKey = (key: SigningKey, parts: SignedParts): Effect.Effect<string> =>
-  Effect.promise(() => globalThis.crypto.subtle.sign("HMAC", key, encoder.encode(prehash(parts)))).pipe(
-    Effect.map((mac) => Encoding.encodeBase64(new Uint8Array(mac)))
+  Effect.sync(() =>
+    Encoding.encodeBase64(
+      key
+        .clone()
+        .update(encoder.encode(prehash(parts)))
+        .digest()
+    )
   )
 
 /**
- * Signs with a secret given as text; `signWithKey` avoids re-importing the key per request.
+ * Signs with a secret given as text; `signWithKey` avoids preparing the key per request.
  *
  * @since 0.1.0
  */
