@@ -6,3 +6,9 @@
 
 /** The client stack for Node.js. @since 0.1.0 */
 export * from "./NodeBillsApi.js"
+/** The export job behind `bills export`, for programs. @since 0.1.0 */
+export { type ExportRequest, type ExportSummary, exportBills } from "./cli/ExportBills.js"
+/** NDJSON and CSV lines of bills. @since 0.1.0 */
+export * as BillFormat from "./cli/BillFormat.js"
+/** The local exchange on loopback. @since 0.1.0 */
+export * from "./FakeExchangeServer.js"

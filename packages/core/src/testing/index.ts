@@ -36,3 +36,5 @@ export * as SlidingWindow from "./SlidingWindow.js"
 export * from "./WireBill.js"
 /** @since 0.1.0 */
 export * from "./SignedRequest.js"
+/** @since 0.1.0 */
+export * as BillsApiTest from "./BillsApiTest.js"

@@ -1,0 +1,58 @@
+/**
+ * A `BillsApi` for users' own tests: the real client over an in-memory fake exchange holding
+ * the bills they give, with no rate limit and no network. Works under `TestClock`; the
+ * streams end at "now" read from the Clock, so set the TestClock after your canned bills.
+ *
+ * @since 0.1.0
+ */
+import * as Layer from "effect/Layer"
+import * as Redacted from "effect/Redacted"
+import type { FundingBill, SpotBill } from "../Bill.js"
+import { BillsApi } from "../BillsApi.js"
+import { BillsConfig } from "../BillsConfig.js"
+import { BillsRateLimiter } from "../BillsRateLimiter.js"
+import { Signer } from "../Signer.js"
+import { defaultCredentials, FakeExchange, type FakeExchangeOptions } from "./FakeExchange.js"
+import type { FundingWireBill, SpotWireBill } from "./WireBill.js"
+
+/**
+ * Canned bills, as wire records or as bills a client returned, and how the fake behaves.
+ *
+ * @since 0.1.0
+ */
+export interface BillsApiTestOptions extends Omit<FakeExchangeOptions, "bills" | "credentials" | "rateLimit"> {
+  readonly funding?: ReadonlyArray<FundingWireBill | FundingBill>
+  readonly spot?: ReadonlyArray<SpotWireBill | SpotBill>
+}
+
+// A decoded bill keeps the record it was decoded from, which has every wire field.
+const toWire = <W>(bill: W | FundingBill | SpotBill): W =>
+  typeof bill === "object" && bill !== null && "raw" in bill ? (bill.raw as W) : (bill as W)
+
+const credentials = {
+  apiKey: Redacted.make(defaultCredentials.apiKey),
+  secret: Redacted.make(defaultCredentials.secret),
+  passphrase: Redacted.make(defaultCredentials.passphrase)
+}
+
+/**
+ * `BillsApi` over canned bills; the `FakeExchange` handle is provided too, for assertions on
+ * the requests your code made.
+ *
+ * @since 0.1.0
+ */
+export const layer = (options: BillsApiTestOptions = {}): Layer.Layer<BillsApi | FakeExchange> => {
+  const { funding = [], spot = [], ...behaviour } = options
+  return BillsApi.layer.pipe(
+    Layer.provideMerge(
+      FakeExchange.layer({
+        ...behaviour,
+        rateLimit: false,
+        bills: { funding: funding.map(toWire<FundingWireBill>), spot: spot.map(toWire<SpotWireBill>) }
+      })
+    ),
+    Layer.provide(Signer.layer(credentials)),
+    Layer.provide(BillsRateLimiter.layerUnlimited),
+    Layer.provide(Layer.orDie(BillsConfig.layer({ baseUrl: "https://fake-exchange.test" })))
+  )
+}
