@@ -7,14 +7,13 @@ import type * as HttpClient from "@effect/platform/HttpClient"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import * as Schema from "effect/Schema"
 import type * as Stream from "effect/Stream"
 import { type FundingBill, FundingBillsPage, type SpotBill, SpotBills } from "./Bill.js"
 import type { BillsConfig } from "./BillsConfig.js"
 import type { BillsRateLimiter } from "./BillsRateLimiter.js"
-import { type BillsError, InvalidParams } from "./Errors.js"
-import { decodeData, firstIssue, makeExchangeRequest } from "./internal/exchangeRequest.js"
-import type { OperationName } from "./Operation.js"
+import type { BillsError } from "./Errors.js"
+import { decodeData, makeExchangeRequest } from "./internal/exchangeRequest.js"
+import { validate } from "./internal/validate.js"
 import { FundingBillsParams, fundingBody, SpotBillsParams, spotBody } from "./Params.js"
 import type { Signer } from "./Signer.js"
 import { type FundingBillsQuery, type FundingPage, makeStreams, type SpotBillsQuery, type SpotPage } from "./Streams.js"
@@ -29,6 +28,12 @@ export interface BillsApiShape {
   readonly fundingBills: (params?: FundingBillsParams) => Effect.Effect<FundingBillsPage, BillsError>
   /** Up to `limit` spot bills of a time window. */
   readonly spotBills: (params?: SpotBillsParams) => Effect.Effect<ReadonlyArray<SpotBill>, BillsError>
+  /**
+   * Measures the exchange's clock (`GET /api/v2/public/time`), makes the signer use it, and
+   * returns the offset in ms (exchange minus local). Calls do this by themselves when the
+   * exchange rejects their timestamp; call it up front to avoid that first rejection.
+   */
+  readonly syncClock: Effect.Effect<number, BillsError>
   /** Every funding bill of the query, exactly once; pages are fetched as the stream is pulled. */
   readonly streamFundingBills: (query?: FundingBillsQuery) => Stream.Stream<FundingBill, BillsError>
   /** Every spot bill of the query, exactly once; time windows are fetched as the stream is pulled. */
@@ -38,15 +43,6 @@ export interface BillsApiShape {
   /** The spot walk page by page, each page with the cursor to resume after it. */
   readonly streamSpotPages: (query?: SpotBillsQuery) => Stream.Stream<SpotPage, BillsError>
 }
-
-/**
- * Validates parameters; a violation names the field and the rule, and nothing is sent.
- */
-const validate = <A, I>(operation: OperationName, schema: Schema.Schema<A, I>, params: I) =>
-  Effect.mapError(Schema.decode(schema, { errors: "first" })(params), (error) => {
-    const issue = firstIssue(error)
-    return new InvalidParams({ operation, field: issue.path, rule: issue.message })
-  })
 
 /**
  * The bills client.
@@ -60,7 +56,7 @@ export class BillsApi extends Context.Tag("@account-bills/core/BillsApi")<BillsA
     never,
     HttpClient.HttpClient | Signer | BillsRateLimiter | BillsConfig
   > = Effect.gen(function* () {
-    const request = yield* makeExchangeRequest
+    const { request, syncClock } = yield* makeExchangeRequest
 
     const fundingBills = Effect.fn("BillsApi.fundingBills")(function* (params: FundingBillsParams = {}) {
       const valid = yield* validate("fundingBills", FundingBillsParams, params)
@@ -76,7 +72,7 @@ export class BillsApi extends Context.Tag("@account-bills/core/BillsApi")<BillsA
       return yield* decodeData("spotBills", SpotBills)(data)
     })
 
-    return BillsApi.of({ fundingBills, spotBills, ...makeStreams({ fundingBills, spotBills }) })
+    return BillsApi.of({ fundingBills, spotBills, syncClock, ...makeStreams({ fundingBills, spotBills }) })
   })
 
   /** The client layer; needs an HttpClient, a Signer, a BillsRateLimiter and BillsConfig. */

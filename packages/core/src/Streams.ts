@@ -1,32 +1,349 @@
 /**
- * PLACEHOLDER until the streams land (issue 4); replaced wholesale.
+ * Streams over whole histories. A stream yields every bill that matches its query exactly
+ * once, or fails with a `BillsError`; it never ends early without saying so. Requests are made
+ * as the stream is pulled: taking a few bills costs one request.
+ *
+ * Windows are half-open, `[from, to)` in epoch milliseconds, so consecutive windows chain
+ * without gaps or overlaps. `to` defaults to, and is capped at, the time the walk starts (read
+ * from `Clock` once): a walk reads the history as it stood when it began, and bills created
+ * while it runs are left to the next window.
+ *
+ * Bills come in the server's order, page after page: for spot bills that order is by creation
+ * time (newest first or oldest first, whichever the exchange uses; the walk checks it), for
+ * funding bills whatever order the exchange pages in.
+ *
+ * Every page of the page-level streams carries a cursor, a `Schema.Class` that can be encoded
+ * (`Schema.encodeSync(SpotCursor)`) and stored. Passing it back as `cursor` continues the walk
+ * exactly after that page: no bill lost, none repeated.
+ *
+ * @since 0.1.0
  */
+import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import type { FundingBill, FundingBillsPage, SpotBill } from "./Bill.js"
-import { type BillsError, BillsIncomplete } from "./Errors.js"
-import type { FundingBillsParams, SpotBillsParams } from "./Params.js"
+import { type BillsError, InvalidParams } from "./Errors.js"
+import { type FundingWalkState, fundingRequest, fundingStep } from "./internal/fundingWalk.js"
+import { spotRequest, spotStep } from "./internal/spotWalk.js"
+import { validate } from "./internal/validate.js"
+import { maxPageSize, type OperationName } from "./Operation.js"
+import { FundingBillsParams, SpotBillsParams, TimeBound, type TimeInput } from "./Params.js"
 
-export interface FundingBillsQuery {}
-export interface SpotBillsQuery {}
+/**
+ * What `streamFundingBills` / `streamFundingPages` list.
+ *
+ * @since 0.1.0
+ */
+export interface FundingBillsQuery {
+  /** First instant included. Default: the beginning of the history. */
+  readonly from?: TimeInput | undefined
+  /** First instant excluded. Default and upper limit: the time the walk starts. */
+  readonly to?: TimeInput | undefined
+  readonly coinId?: number | undefined
+  readonly bizType?: FundingBillsParams["bizType"]
+  /**
+   * Continue after the page this cursor came with. The other fields may be left out (they are
+   * taken from the cursor); those given must match it.
+   */
+  readonly cursor?: FundingCursor | undefined
+}
+
+/**
+ * What `streamSpotBills` / `streamSpotPages` list.
+ *
+ * @since 0.1.0
+ */
+export interface SpotBillsQuery {
+  /** First instant included. Default: the beginning of the history. */
+  readonly from?: TimeInput | undefined
+  /** First instant excluded. Default and upper limit: the time the walk starts. */
+  readonly to?: TimeInput | undefined
+  readonly coinId?: number | undefined
+  readonly bizType?: SpotBillsParams["bizType"]
+  /**
+   * Continue after the page this cursor came with. The other fields may be left out (they are
+   * taken from the cursor); those given must match it.
+   */
+  readonly cursor?: SpotCursor | undefined
+}
+
+const windowRule = (query: { readonly from?: number | undefined; readonly to?: number | undefined }) =>
+  query.from === undefined || query.to === undefined || query.from <= query.to
+    ? undefined
+    : { path: ["from"], message: "from must not be after to" }
+
+const FundingQuery = Schema.Struct({
+  from: Schema.optional(TimeBound),
+  to: Schema.optional(TimeBound),
+  coinId: FundingBillsParams.from.fields.coinId,
+  bizType: FundingBillsParams.from.fields.bizType
+}).pipe(Schema.filter(windowRule))
+
+const SpotQuery = Schema.Struct({
+  from: Schema.optional(TimeBound),
+  to: Schema.optional(TimeBound),
+  coinId: SpotBillsParams.from.fields.coinId,
+  bizType: SpotBillsParams.from.fields.bizType
+}).pipe(Schema.filter(windowRule))
+
+const Millis = Schema.NonNegativeInt
+
+/**
+ * Where a funding walk stands after a page: its query, its pinned end and the page to read
+ * next. Pass it back as `cursor` to continue exactly there.
+ *
+ * @since 0.1.0
+ */
+export class FundingCursor extends Schema.Class<FundingCursor>("@account-bills/FundingCursor")({
+  coinId: FundingBillsParams.from.fields.coinId,
+  bizType: FundingBillsParams.from.fields.bizType,
+  /** The query's `from`, epoch ms. */
+  from: Schema.optional(Millis),
+  /** The query's `to`, epoch ms, as given. */
+  to: Schema.optional(Millis),
+  /** The end of the window the walk reads, pinned when it started (exclusive). */
+  end: Millis,
+  pageIndex: Schema.Int.pipe(Schema.greaterThanOrEqualTo(1)),
+  /** Ids of the last page read, which the next page may repeat. */
+  previousPageBillIds: Schema.Array(Schema.String),
+  /** The total the last page reported. */
+  total: Schema.optional(Schema.NonNegativeInt),
+  /** Requests the walk has made so far. */
+  requests: Schema.NonNegativeInt,
+  /** Nothing is left to read. */
+  done: Schema.Boolean
+}) {}
+
+/**
+ * Where a spot walk stands after a page: its query, its pinned end, the part of the window
+ * still to read, and what the walk has learned about the exchange (order, bounds). Pass it
+ * back as `cursor` to continue exactly there.
+ *
+ * @since 0.1.0
+ */
+export class SpotCursor extends Schema.Class<SpotCursor>("@account-bills/SpotCursor")({
+  coinId: SpotBillsParams.from.fields.coinId,
+  bizType: SpotBillsParams.from.fields.bizType,
+  /** The query's `from`, epoch ms. */
+  from: Schema.optional(Millis),
+  /** The query's `to`, epoch ms, as given. */
+  to: Schema.optional(Millis),
+  /** The end of the window the walk reads, pinned when it started (exclusive). */
+  end: Millis,
+  /** First millisecond still to read. */
+  lo: Millis,
+  /** Last millisecond still to read (inclusive). */
+  hi: Schema.Int,
+  /** The exchange has shown that `after` includes bills at exactly that time. */
+  inclusiveAfter: Schema.Boolean,
+  /** The exchange has shown that `before` includes bills at exactly that time. */
+  inclusiveBefore: Schema.Boolean,
+  order: Schema.Literal("unknown", "newest-first", "oldest-first"),
+  /** The millisecond at the edge of the window, whose bills may come again. */
+  edgeMillisecond: Schema.optional(Schema.Int),
+  /** Ids already emitted at `edgeMillisecond`. */
+  edgeBillIds: Schema.Array(Schema.String),
+  /** Requests the walk has made so far. */
+  requests: Schema.NonNegativeInt,
+  /** Nothing is left to read. */
+  done: Schema.Boolean
+}) {}
+
+/**
+ * One request of a funding walk.
+ *
+ * @since 0.1.0
+ */
 export interface FundingPage {
+  /** The bills of this page not emitted before, in the server's order. */
   readonly bills: ReadonlyArray<FundingBill>
+  readonly pageIndex: number
+  /** The total the page reported (over the widened window). */
+  readonly total: number
+  /** Records in the response, repeats and bills outside the window included. */
+  readonly received: number
+  /** Requests of this walk so far, this one included (counted across resumes). */
+  readonly requests: number
+  /** Continue from here: no bill of this page or before comes again. */
+  readonly cursor: FundingCursor
 }
+
+/**
+ * One request of a spot walk.
+ *
+ * @since 0.1.0
+ */
 export interface SpotPage {
+  /** The bills of this response not emitted before, in the server's order. */
   readonly bills: ReadonlyArray<SpotBill>
+  /** Records in the response, repeats and bills outside the window included. */
+  readonly received: number
+  /** Requests of this walk so far, this one included (counted across resumes). */
+  readonly requests: number
+  /** Continue from here: no bill of this page or before comes again. */
+  readonly cursor: SpotCursor
 }
-export const makeStreams = (_: {
+
+interface QueryFields {
+  readonly from?: number | undefined
+  readonly to?: number | undefined
+  readonly coinId?: number | undefined
+  readonly bizType?: string | undefined
+}
+
+/** Fields given beside a cursor must be the cursor's own, or the walk would answer another query. */
+const checkResume = (operation: OperationName, cursor: QueryFields, given: QueryFields) => {
+  for (const field of ["from", "to", "coinId", "bizType"] as const) {
+    const value = given[field]
+    if (value !== undefined && value !== cursor[field]) {
+      return Effect.fail(
+        new InvalidParams({
+          operation,
+          field: "cursor",
+          rule: `the cursor belongs to a query with ${field} ${cursor[field] ?? "unset"}, not ${value}`
+        })
+      )
+    }
+  }
+  return Effect.void
+}
+
+const pinnedEnd = (to: number | undefined) => Effect.map(Clock.currentTimeMillis, (now) => Math.min(to ?? now, now))
+
+/** Pages from `first` on, each fetched only when the stream is pulled. */
+const walk = <C extends { readonly done: boolean }, P extends { readonly cursor: C }>(
+  first: Effect.Effect<C, BillsError>,
+  page: (cursor: C) => Effect.Effect<P, BillsError>
+): Stream.Stream<P, BillsError> =>
+  Stream.unwrap(
+    Effect.map(first, (start) =>
+      start.done
+        ? Stream.empty
+        : Stream.paginateEffect(start, (cursor) =>
+            Effect.map(page(cursor), (p) => [p, p.cursor.done ? Option.none() : Option.some(p.cursor)] as const)
+          )
+    )
+  )
+
+/**
+ * Builds the four streams from the two operations.
+ *
+ * @since 0.1.0
+ */
+export const makeStreams = (operations: {
   readonly fundingBills: (params?: FundingBillsParams) => Effect.Effect<FundingBillsPage, BillsError>
   readonly spotBills: (params?: SpotBillsParams) => Effect.Effect<ReadonlyArray<SpotBill>, BillsError>
 }) => {
-  const missing = (operation: "fundingBills" | "spotBills") =>
-    Stream.fail(new BillsIncomplete({ operation, description: "streams are not built yet" }))
+  const startFunding = Effect.fn("BillsApi.streamFunding.start")(function* (query: FundingBillsQuery) {
+    const { coinId, bizType, cursor, from, to } = query
+    const valid = yield* validate("fundingBills", FundingQuery, { from, to, coinId, bizType })
+    if (cursor !== undefined) {
+      yield* checkResume("fundingBills", cursor, valid)
+      return cursor
+    }
+    const end = yield* pinnedEnd(valid.to)
+    return new FundingCursor({
+      ...valid,
+      end,
+      pageIndex: 1,
+      previousPageBillIds: [],
+      requests: 0,
+      done: (valid.from ?? 0) >= end
+    })
+  })
+
+  const fundingPage = Effect.fn("BillsApi.streamFunding.page")(function* (cursor: FundingCursor) {
+    const state: FundingWalkState = {
+      from: cursor.from ?? 0,
+      end: cursor.end,
+      pageIndex: cursor.pageIndex,
+      previousPageBillIds: cursor.previousPageBillIds,
+      total: cursor.total
+    }
+    const { endTime, startTime } = fundingRequest(state)
+    yield* Effect.annotateCurrentSpan({ pageIndex: cursor.pageIndex, startTime, endTime })
+    const page = yield* operations.fundingBills({
+      coinId: cursor.coinId,
+      bizType: cursor.bizType,
+      startTime,
+      endTime,
+      pageIndex: cursor.pageIndex,
+      pageSize: maxPageSize
+    })
+    const { bills, next } = yield* fundingStep(state, page, maxPageSize)
+    const requests = cursor.requests + 1
+    return {
+      bills,
+      pageIndex: cursor.pageIndex,
+      total: page.total,
+      received: page.items.length,
+      requests,
+      cursor: new FundingCursor({
+        ...cursor,
+        requests,
+        ...(next === undefined
+          ? { done: true }
+          : { pageIndex: next.pageIndex, previousPageBillIds: next.previousPageBillIds, total: next.total })
+      })
+    } satisfies FundingPage
+  })
+
+  const startSpot = Effect.fn("BillsApi.streamSpot.start")(function* (query: SpotBillsQuery) {
+    const { coinId, bizType, cursor, from, to } = query
+    const valid = yield* validate("spotBills", SpotQuery, { from, to, coinId, bizType })
+    if (cursor !== undefined) {
+      yield* checkResume("spotBills", cursor, valid)
+      return cursor
+    }
+    const end = yield* pinnedEnd(valid.to)
+    const lo = valid.from ?? 0
+    return new SpotCursor({
+      ...valid,
+      end,
+      lo,
+      hi: end - 1,
+      inclusiveAfter: false,
+      inclusiveBefore: false,
+      order: "unknown",
+      edgeBillIds: [],
+      requests: 0,
+      done: lo >= end
+    })
+  })
+
+  const spotPage = Effect.fn("BillsApi.streamSpot.page")(function* (cursor: SpotCursor) {
+    const request = spotRequest(cursor)
+    yield* Effect.annotateCurrentSpan({ lo: cursor.lo, hi: cursor.hi, ...request })
+    const received = yield* operations.spotBills({
+      coinId: cursor.coinId,
+      bizType: cursor.bizType,
+      after: request.after,
+      before: request.before,
+      limit: maxPageSize
+    })
+    const { bills, next } = yield* spotStep(cursor, request, received, maxPageSize)
+    const requests = cursor.requests + 1
+    return {
+      bills,
+      received: received.length,
+      requests,
+      cursor: new SpotCursor({ ...cursor, requests, ...(next === undefined ? { done: true } : next) })
+    } satisfies SpotPage
+  })
+
+  const streamFundingPages = (query: FundingBillsQuery = {}): Stream.Stream<FundingPage, BillsError> =>
+    walk(startFunding(query), fundingPage)
+  const streamSpotPages = (query: SpotBillsQuery = {}): Stream.Stream<SpotPage, BillsError> =>
+    walk(startSpot(query), spotPage)
+
   return {
-    streamFundingBills: (_query?: FundingBillsQuery): Stream.Stream<FundingBill, BillsError> => missing("fundingBills"),
-    streamSpotBills: (_query?: SpotBillsQuery): Stream.Stream<SpotBill, BillsError> => missing("spotBills"),
-    streamFundingPages: (_query?: FundingBillsQuery): Stream.Stream<FundingPage, BillsError> =>
-      missing("fundingBills"),
-    streamSpotPages: (_query?: SpotBillsQuery): Stream.Stream<SpotPage, BillsError> => missing("spotBills"),
-    _effect: Effect.void
+    streamFundingPages,
+    streamSpotPages,
+    streamFundingBills: (query?: FundingBillsQuery): Stream.Stream<FundingBill, BillsError> =>
+      Stream.mapConcat(streamFundingPages(query), (page) => page.bills),
+    streamSpotBills: (query?: SpotBillsQuery): Stream.Stream<SpotBill, BillsError> =>
+      Stream.mapConcat(streamSpotPages(query), (page) => page.bills)
   }
 }

@@ -1,0 +1,117 @@
+/**
+ * One step of the funding walk, as a pure function of the walk's state and one page.
+ *
+ * The walk asks for pages 1, 2, … of a window whose end is pinned when the walk starts, so
+ * bills created later cannot shift the pages. The server's bounds may or may not include
+ * bills at exactly `startTime` / `endTime`, so both are widened by one millisecond and the
+ * bills are filtered to `[from, end)` here. A bill that still lands in the part already read
+ * (a late booking) pushes the later bills one place down, so a page can repeat the end of the
+ * one before: its ids are remembered, and only those.
+ *
+ * The page's own `total` is checked against the walk, so that a page the server drops or a
+ * shift larger than one page fails the walk instead of leaving a silent gap.
+ */
+import * as DateTime from "effect/DateTime"
+import * as Either from "effect/Either"
+import type { FundingBill, FundingBillsPage } from "../Bill.js"
+import { BillsIncomplete } from "../Errors.js"
+
+/**
+ * What the walk knows between two requests.
+ */
+export interface FundingWalkState {
+  /** First millisecond of the window. */
+  readonly from: number
+  /** First millisecond after the window (pinned). */
+  readonly end: number
+  /** The page to ask for next. */
+  readonly pageIndex: number
+  /** Ids of the page before, which a shift may repeat. */
+  readonly previousPageBillIds: ReadonlyArray<string>
+  /** The total the page before reported. */
+  readonly total?: number | undefined
+}
+
+/**
+ * The time bounds of a request: widened by one millisecond on each side.
+ */
+export const fundingRequest = (
+  state: FundingWalkState
+): { readonly startTime: number | undefined; readonly endTime: number } => ({
+  startTime: state.from > 0 ? state.from - 1 : undefined,
+  endTime: state.end
+})
+
+/**
+ * What one page contributes: the bills to emit, in the server's order, and the state after it
+ * (`undefined` after the last page).
+ */
+export interface FundingStep {
+  readonly bills: ReadonlyArray<FundingBill>
+  readonly next: FundingWalkState | undefined
+}
+
+const incomplete = (description: string): Either.Either<never, BillsIncomplete> =>
+  Either.left(new BillsIncomplete({ operation: "fundingBills", description }))
+
+/**
+ * Reads page `state.pageIndex` (asked for with `pageSize`) and moves the walk on.
+ */
+export const fundingStep = (
+  state: FundingWalkState,
+  page: FundingBillsPage,
+  pageSize: number
+): Either.Either<FundingStep, BillsIncomplete> => {
+  const { items, total } = page
+  if (items.length > pageSize) {
+    return incomplete(`the exchange returned ${items.length} bills on a page of ${pageSize}`)
+  }
+  if (state.total !== undefined && total < state.total) {
+    return incomplete(
+      `the number of bills in the window fell from ${state.total} to ${total} during the walk, which moves bills to pages already read`
+    )
+  }
+  if (state.total !== undefined && total - state.total > pageSize) {
+    return incomplete(
+      `${total - state.total} bills were added to the window between two pages, more than one page can absorb`
+    )
+  }
+  const previous = new Set(state.previousPageBillIds)
+  const pageIds = new Set<string>()
+  const bills: Array<FundingBill> = []
+  let fresh = 0
+  for (const bill of items) {
+    if (previous.has(bill.billId) || pageIds.has(bill.billId)) continue
+    pageIds.add(bill.billId)
+    fresh++
+    const t = DateTime.toEpochMillis(bill.cTime)
+    if (t >= state.from && t < state.end) bills.push(bill)
+  }
+  const read = (state.pageIndex - 1) * pageSize + items.length
+  if (!page.hasNextPage) {
+    if (read < total) {
+      return incomplete(
+        `page ${state.pageIndex} is said to be the last, but ${read} of ${total} bills have been listed`
+      )
+    }
+    return Either.right({ bills, next: undefined })
+  }
+  // A next page must bring something new, and cannot lie beyond the total: otherwise the walk
+  // would go on forever.
+  if (fresh === 0) {
+    return incomplete(`page ${state.pageIndex} repeats the page before and says more follow`)
+  }
+  if (state.pageIndex * pageSize >= total) {
+    return incomplete(`page ${state.pageIndex} of ${total} bills says more follow`)
+  }
+  return Either.right({
+    bills,
+    next: {
+      from: state.from,
+      end: state.end,
+      pageIndex: state.pageIndex + 1,
+      previousPageBillIds: items.map((bill) => bill.billId),
+      total
+    }
+  })
+}
