@@ -26,3 +26,5 @@ export * as Signature from "./Signature.js"
 export * from "./Signer.js"
 /** Stream queries and pages. @since 0.1.0 */
 export * from "./Streams.js"
+/** The ledger of both accounts and its audit. @since 0.1.0 */
+export * as Ledger from "./Ledger.js"

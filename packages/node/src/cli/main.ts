@@ -13,6 +13,7 @@ import * as Cause from "effect/Cause"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
+import { auditCommand } from "./AuditCommand.js"
 import { exportCommand } from "./ExportCommand.js"
 
 /**
@@ -24,7 +25,7 @@ export const ExitCode = { ok: 0, failed: 1, usage: 2, broken: 3, interrupted: 13
 
 const bills = Command.make("bills").pipe(
   Command.withDescription("export the bill history of an exchange account"),
-  Command.withSubcommands([exportCommand])
+  Command.withSubcommands([exportCommand, auditCommand])
 )
 
 const cli = Command.run(bills, { name: "bills", version: "0.1.0" })
@@ -61,7 +62,13 @@ export const main = (argv: ReadonlyArray<string>): Effect.Effect<number> => {
           if (ValidationError.isHelpRequested(error)) return Effect.succeed(ExitCode.ok)
           return report(firstLine(cliErrors.join("\n")), ExitCode.usage)
         }
-        return report(error.message, error._tag === "UsageError" ? ExitCode.usage : ExitCode.failed)
+        const code =
+          error._tag === "UsageError"
+            ? ExitCode.usage
+            : error._tag === "ChainBroken"
+              ? ExitCode.broken
+              : ExitCode.failed
+        return report(error.message, code)
       }),
       Effect.catchAllDefect((defect) => report(`internal error: ${String(defect)}`, ExitCode.failed)),
       Effect.provide(NodeContext.layer)
