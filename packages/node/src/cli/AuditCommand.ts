@@ -16,6 +16,7 @@ import { NodeBillsApi } from "../NodeBillsApi.js"
 import { plain } from "./CoinSummary.js"
 import { parseTime } from "./TimeFlag.js"
 import { UsageError } from "./UsageError.js"
+import { windowFlags } from "./WindowFlags.js"
 
 /**
  * The audit found a break or a count that does not match; the process exits with code 3.
@@ -36,15 +37,7 @@ const flags = {
   account: Options.choice("account", ["funding", "spot", "all"]).pipe(
     Options.withDescription("which account's ledger to audit")
   ),
-  from: Options.text("from").pipe(
-    Options.withDescription("earliest time, inclusive: ISO-8601 or epoch ms"),
-    Options.optional
-  ),
-  to: Options.text("to").pipe(
-    Options.withDescription("latest time, exclusive: ISO-8601 or epoch ms"),
-    Options.optional
-  ),
-  coinId: Options.integer("coin-id").pipe(Options.withDescription("only this coin"), Options.optional)
+  ...windowFlags
 }
 
 /**

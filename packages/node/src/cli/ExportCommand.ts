@@ -13,18 +13,11 @@ import * as Ref from "effect/Ref"
 import { NodeBillsApi } from "../NodeBillsApi.js"
 import { exportBills } from "./ExportBills.js"
 import { validateExportFlags } from "./ExportFlags.js"
+import { windowFlags } from "./WindowFlags.js"
 
 const flags = {
   account: Options.choice("account", ["funding", "spot"]).pipe(Options.withDescription("which account's bills")),
-  from: Options.text("from").pipe(
-    Options.withDescription("earliest time, inclusive: ISO-8601 or epoch ms"),
-    Options.optional
-  ),
-  to: Options.text("to").pipe(
-    Options.withDescription("latest time, exclusive: ISO-8601 or epoch ms"),
-    Options.optional
-  ),
-  coinId: Options.integer("coin-id").pipe(Options.withDescription("only this coin"), Options.optional),
+  ...windowFlags,
   bizType: Options.text("biz-type").pipe(Options.withDescription("only this business type"), Options.optional),
   format: Options.choice("format", ["ndjson", "csv"]).pipe(Options.withDefault("ndjson" as const)),
   out: Options.text("out").pipe(Options.withDescription("write to this file instead of stdout"), Options.optional),
