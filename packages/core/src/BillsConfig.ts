@@ -23,11 +23,18 @@ export interface BillsConfigShape {
   readonly locale: string
   /** How long one attempt may take, from sending to the whole body read. */
   readonly requestTimeout: Duration.Duration
-  /** Attempts per call, the first included. */
+  /**
+   * Attempts per call while failures are transient (429, 5xx, maintenance, timeouts, broken
+   * connections or bodies), the first included. A rejected timestamp adds one attempt after
+   * the clock is measured again.
+   */
   readonly maxAttempts: number
   /** First retry delay; it doubles per attempt, with jitter, up to `maxRetryDelay`. */
   readonly retryBaseDelay: Duration.Duration
-  /** Upper bound of one retry delay. */
+  /**
+   * Upper bound of one retry delay. A `Retry-After` longer than this ends the retries at once,
+   * with the error carrying the requested wait.
+   */
   readonly maxRetryDelay: Duration.Duration
 }
 
@@ -88,8 +95,8 @@ export const validateBaseUrl = (input: string): Either.Either<string, string> =>
  */
 export class BillsConfig extends Context.Tag("@account-bills/core/BillsConfig")<BillsConfig, BillsConfigShape>() {
   /**
-   * Settings from defaults and overrides; fails with a `ConfigError` on a bad base URL or
-   * attempt count.
+   * Settings from defaults and overrides; fails with a `ConfigError` on a bad base URL,
+   * attempt count or request timeout.
    */
   static readonly make = (input: BillsConfigInput = {}): Effect.Effect<BillsConfigShape, ConfigError.ConfigError> =>
     Effect.gen(function* () {
@@ -98,12 +105,19 @@ export class BillsConfig extends Context.Tag("@account-bills/core/BillsConfig")<
       )
       const maxAttempts = input.maxAttempts ?? defaults.maxAttempts
       if (!Number.isInteger(maxAttempts) || maxAttempts < 1) {
-        return yield* Effect.fail(ConfigError.InvalidData(["maxAttempts"], "maxAttempts must be an integer of at least 1"))
+        return yield* Effect.fail(
+          ConfigError.InvalidData(["maxAttempts"], "maxAttempts must be an integer of at least 1")
+        )
+      }
+      const requestTimeout = Duration.decode(input.requestTimeout ?? defaults.requestTimeout)
+      if (!Duration.greaterThan(requestTimeout, Duration.zero)) {
+        // A zero timeout would fail every attempt before it could be answered.
+        return yield* Effect.fail(ConfigError.InvalidData(["requestTimeout"], "requestTimeout must be longer than 0"))
       }
       return {
         baseUrl,
         locale: input.locale ?? defaults.locale,
-        requestTimeout: Duration.decode(input.requestTimeout ?? defaults.requestTimeout),
+        requestTimeout,
         maxAttempts,
         retryBaseDelay: Duration.decode(input.retryBaseDelay ?? defaults.retryBaseDelay),
         maxRetryDelay: Duration.decode(input.maxRetryDelay ?? defaults.maxRetryDelay)

@@ -4,17 +4,22 @@
  */
 import * as HttpClient from "@effect/platform/HttpClient"
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
+import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as ParseResult from "effect/ParseResult"
+import * as Ref from "effect/Ref"
 import * as Schema from "effect/Schema"
 import { BillsConfig } from "../BillsConfig.js"
 import { BillsRateLimiter } from "../BillsRateLimiter.js"
 import { BillsApiError, BillsDecodeError, type BillsError, BillsTransportError, reasonOf } from "../Errors.js"
-import { type OperationName, operationPath, successCode } from "../Operation.js"
+import { type OperationName, operationPath, serverTimePath, successCode } from "../Operation.js"
 import { Signer } from "../Signer.js"
-import { retryTransient } from "./retry.js"
+import { type ClockRepair, retryTransient } from "./retry.js"
+
+/** What a request is for: an operation, or the server time. */
+type CallName = BillsApiError["operation"]
 
 /** What came back from one attempt, before it is interpreted. */
 interface RawResponse {
@@ -56,7 +61,7 @@ export const firstIssue = (error: ParseResult.ParseError): { readonly path: stri
 
 /** Turns a response into the envelope's data, or the typed failure it stands for. */
 const interpret = (
-  operation: OperationName,
+  operation: CallName,
   response: RawResponse,
   now: number
 ): Either.Either<unknown, BillsApiError | BillsDecodeError> => {
@@ -105,7 +110,7 @@ const interpret = (
 
 /** Decodes the envelope's data with the operation's schema; failures name the field. */
 export const decodeData =
-  <A, I>(operation: OperationName, schema: Schema.Schema<A, I>) =>
+  <A, I>(operation: CallName, schema: Schema.Schema<A, I>) =>
   (data: unknown): Effect.Effect<A, BillsDecodeError> =>
     Effect.mapError(Schema.decodeUnknown(schema)(data), (error) => {
       const issue = firstIssue(error)
@@ -119,14 +124,61 @@ export const decodeData =
       })
     })
 
+/** The server time endpoint's data: epoch milliseconds (a digit string is read too). */
+const ServerTime = Schema.Union(Schema.Int, Schema.compose(Schema.NumberFromString, Schema.Int))
+
 /**
- * Builds the function that performs one operation call with the layer's services.
+ * What the client's operations are built from.
  */
-export const makeExchangeRequest = Effect.gen(function* () {
+export interface ExchangeRequest {
+  /** One operation call: attempts, each with a permit and a fresh signature, until one settles. */
+  readonly request: (operation: OperationName, body: string) => Effect.Effect<unknown, BillsError>
+  /** Measures the exchange's clock, sets the signer's offset to it, and returns the offset. */
+  readonly syncClock: Effect.Effect<number, BillsError>
+}
+
+/**
+ * Builds the calls with the layer's services.
+ */
+export const makeExchangeRequest: Effect.Effect<
+  ExchangeRequest,
+  never,
+  HttpClient.HttpClient | Signer | BillsRateLimiter | BillsConfig
+> = Effect.gen(function* () {
   const config = yield* BillsConfig
   const limiter = yield* BillsRateLimiter
   const signer = yield* Signer
   const client = yield* HttpClient.HttpClient
+
+  /** Sends a request and reads the whole body within the timeout, then interprets it. */
+  const exchange = (operation: CallName, request: HttpClientRequest.HttpClientRequest) =>
+    client.execute(request).pipe(
+      Effect.flatMap((response) =>
+        Effect.map(response.text, (text) => ({
+          status: response.status,
+          text,
+          retryAfter: response.headers["retry-after"]
+        }))
+      ),
+      Effect.timeoutFail({
+        duration: config.requestTimeout,
+        onTimeout: () =>
+          new BillsTransportError({
+            operation,
+            reason: "Timeout",
+            description: `no complete response within ${Duration.format(config.requestTimeout)}`
+          })
+      }),
+      Effect.catchTags({
+        RequestError: (error) =>
+          Effect.fail(new BillsTransportError({ operation, reason: "Transport", description: error.message })),
+        ResponseError: (error) =>
+          Effect.fail(new BillsTransportError({ operation, reason: "Transport", description: error.message }))
+      }),
+      Effect.flatMap((response) =>
+        Effect.flatMap(Clock.currentTimeMillis, (now) => interpret(operation, response, now))
+      )
+    )
 
   const attempt = (operation: OperationName, body: string): Effect.Effect<unknown, BillsError> =>
     Effect.gen(function* () {
@@ -137,34 +189,39 @@ export const makeExchangeRequest = Effect.gen(function* () {
         HttpClientRequest.setHeaders({ ...headers, locale: config.locale }),
         HttpClientRequest.bodyText(body, "application/json")
       )
-      const response = yield* client.execute(request).pipe(
-        Effect.flatMap((response) =>
-          Effect.map(response.text, (text) => ({
-            status: response.status,
-            text,
-            retryAfter: response.headers["retry-after"]
-          }))
-        ),
-        Effect.timeoutFail({
-          duration: config.requestTimeout,
-          onTimeout: () =>
-            new BillsTransportError({
-              operation,
-              reason: "Timeout",
-              description: `no complete response within ${Duration.format(config.requestTimeout)}`
-            })
-        }),
-        Effect.catchTags({
-          RequestError: (error) =>
-            Effect.fail(new BillsTransportError({ operation, reason: "Transport", description: error.message })),
-          ResponseError: (error) =>
-            Effect.fail(new BillsTransportError({ operation, reason: "Transport", description: error.message }))
-        })
-      )
-      const now = yield* Effect.clockWith((clock) => clock.currentTimeMillis)
-      return yield* interpret(operation, response, now)
-    })
+      return yield* exchange(operation, request)
+    }).pipe(Effect.withSpan("BillsApi.attempt", { attributes: { operation } }))
 
-  return (operation: OperationName, body: string): Effect.Effect<unknown, BillsError> =>
-    retryTransient(attempt(operation, body), config)
+  // The time endpoint is public and unsigned, and it is not one of the rate-limited operations.
+  const measureOffset = Effect.gen(function* () {
+    const before = yield* Clock.currentTimeMillis
+    const data = yield* exchange("serverTime", HttpClientRequest.get(config.baseUrl + serverTimePath))
+    const after = yield* Clock.currentTimeMillis
+    const serverTime = yield* decodeData("serverTime", ServerTime)(data)
+    // The server read its clock somewhere in the round trip; the midpoint halves the error.
+    return Math.round(serverTime - (before + after) / 2)
+  })
+
+  // One measurement at a time; the generation lets fibers rejected together share one.
+  const syncLock = yield* Effect.makeSemaphore(1)
+  const generation = yield* Ref.make(0)
+  const measureAndSet = retryTransient(measureOffset, config).pipe(
+    Effect.tap((offset) => signer.setClockOffset(offset)),
+    Effect.tap(() => Ref.update(generation, (n) => n + 1))
+  )
+  const syncClock = syncLock.withPermits(1)(measureAndSet).pipe(Effect.withSpan("BillsApi.syncClock"))
+  const clock: ClockRepair = {
+    generation: Ref.get(generation),
+    resyncSince: (seen) =>
+      syncLock.withPermits(1)(
+        Effect.flatMap(Ref.get(generation), (current) =>
+          current === seen ? Effect.asVoid(measureAndSet) : Effect.void
+        )
+      )
+  }
+
+  return {
+    request: (operation, body) => retryTransient(attempt(operation, body), config, clock),
+    syncClock
+  }
 })

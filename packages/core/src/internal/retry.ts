@@ -1,13 +1,21 @@
 /**
- * Which failures are worth another attempt, and how long to wait before it.
+ * Which failures are worth another attempt, how long to wait before it, and the one extra
+ * attempt after the exchange rejected our clock.
  */
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import * as Random from "effect/Random"
 import type { BillsConfigShape } from "../BillsConfig.js"
 import type { BillsError } from "../Errors.js"
 
-/** Transient: the same request may well succeed later. Authentication and parameter errors never are. */
+/** The part of the settings the retry loop reads. */
+export type RetrySettings = Pick<BillsConfigShape, "maxAttempts" | "retryBaseDelay" | "maxRetryDelay">
+
+/**
+ * Transient: the same request may well succeed later. Authentication, permission, parameter
+ * and history errors never are: repeating them only spends permits.
+ */
 export const isTransient = (error: BillsError): boolean => {
   switch (error._tag) {
     case "BillsTransportError":
@@ -15,42 +23,87 @@ export const isTransient = (error: BillsError): boolean => {
     case "BillsApiError":
       return error.reason === "RateLimited" || error.reason === "Maintenance" || error.reason === "ServerError"
     case "BillsDecodeError":
-      // A body that is not an envelope at all is a broken or truncated response; bad records are not.
-      return error.stage === "Envelope"
+      // A body that is not an envelope comes from a gateway page or a connection cut mid-body,
+      // which the next attempt usually does not meet; the operations are reads, so repeating is
+      // safe. A 4xx page (say a 404 from a wrong base URL) is the request's own fault and is not
+      // repeated, nor is a malformed record inside a good envelope.
+      return error.stage === "Envelope" && !(error.status >= 400 && error.status < 500 && error.status !== 408)
     default:
       return false
   }
 }
 
-/** Exponential backoff with equal jitter (half fixed, half random), capped; a longer `Retry-After` wins. */
-const delayBefore = (retry: number, error: BillsError, config: BillsConfigShape): Effect.Effect<Duration.Duration> =>
-  Effect.map(Random.next, (jitter) => {
-    const ceiling = Math.min(
-      Duration.toMillis(config.maxRetryDelay),
-      Duration.toMillis(config.retryBaseDelay) * 2 ** (retry - 1)
-    )
-    const backoff = ceiling / 2 + (ceiling / 2) * jitter
-    const asked = error._tag === "BillsApiError" ? (error.retryAfterMillis ?? 0) : 0
-    return Duration.millis(Math.round(Math.max(backoff, asked)))
-  })
+/** The exchange rejected the request's timestamp: our clock is off from its clock. */
+export const isClockSkew = (error: BillsError): boolean =>
+  error._tag === "BillsApiError" && error.reason === "TimestampExpired"
 
 /**
- * Runs `attempt` up to `config.maxAttempts` times while it fails transiently; the caller gets
- * the last failure. Every attempt re-runs the whole effect, so it takes a new permit and a
- * new signature.
+ * The wait before retry number `retry` (1-based): exponential backoff with equal jitter (half
+ * fixed, half random) capped at `maxRetryDelay`, and never shorter than a `Retry-After`. None
+ * when `Retry-After` asks for more than `maxRetryDelay`: the call then fails at once with the
+ * error, which carries the requested wait, rather than hold the caller longer than configured.
+ */
+export const retryDelay = (
+  retry: number,
+  error: BillsError,
+  settings: RetrySettings
+): Effect.Effect<Option.Option<Duration.Duration>> => {
+  const cap = Duration.toMillis(settings.maxRetryDelay)
+  const asked = error._tag === "BillsApiError" ? (error.retryAfterMillis ?? 0) : 0
+  if (asked > cap) return Effect.succeedNone
+  return Effect.map(Random.next, (jitter) => {
+    const ceiling = Math.min(cap, Duration.toMillis(settings.retryBaseDelay) * 2 ** (retry - 1))
+    const backoff = ceiling / 2 + (ceiling / 2) * jitter
+    return Option.some(Duration.millis(Math.round(Math.max(backoff, asked))))
+  })
+}
+
+/**
+ * What the retry loop needs to repair a rejected clock.
+ */
+export interface ClockRepair {
+  /** Changes whenever the offset is measured; read before each attempt. */
+  readonly generation: Effect.Effect<number>
+  /** Measures the offset and sets it, unless it was measured after `generation` was read. */
+  readonly resyncSince: (generation: number) => Effect.Effect<void, BillsError>
+}
+
+/**
+ * Runs `attempt` up to `maxAttempts` times while it fails transiently; the caller gets the
+ * last failure. On a rejected timestamp it repairs the clock and tries once more, at once and
+ * outside the count (so a call makes at most `maxAttempts + 1` attempts). Every attempt re-runs
+ * the whole effect, so it takes a new permit and a new signature.
  */
 export const retryTransient = <A>(
   attempt: Effect.Effect<A, BillsError>,
-  config: BillsConfigShape
+  settings: RetrySettings,
+  clock?: ClockRepair
 ): Effect.Effect<A, BillsError> => {
-  const loop = (attemptNumber: number): Effect.Effect<A, BillsError> =>
-    Effect.catchIf(
-      attempt,
-      (error) => attemptNumber < config.maxAttempts && isTransient(error),
-      (error) =>
-        Effect.flatMap(delayBefore(attemptNumber, error, config), (delay) =>
-          Effect.zipRight(Effect.sleep(delay), loop(attemptNumber + 1))
+  const loop = (attemptNumber: number, clockRepaired: boolean): Effect.Effect<A, BillsError> =>
+    Effect.flatMap(clock?.generation ?? Effect.succeed(0), (generation) =>
+      Effect.catchAll(attempt, (error) => {
+        if (clock !== undefined && !clockRepaired && isClockSkew(error)) {
+          return clock.resyncSince(generation).pipe(
+            Effect.matchEffect({
+              // The rejected timestamp says more about the call than why the clock could not be read.
+              onFailure: (syncError) =>
+                Effect.zipRight(
+                  Effect.logDebug("could not measure the exchange's clock", syncError.message),
+                  Effect.fail(error)
+                ),
+              onSuccess: () => loop(attemptNumber, true)
+            })
+          )
+        }
+        if (attemptNumber >= settings.maxAttempts || !isTransient(error)) return Effect.fail(error)
+        return Effect.flatMap(
+          retryDelay(attemptNumber, error, settings),
+          Option.match({
+            onNone: () => Effect.fail(error),
+            onSome: (delay) => Effect.zipRight(Effect.sleep(delay), loop(attemptNumber + 1, clockRepaired))
+          })
         )
+      })
     )
-  return loop(1)
+  return loop(1, false)
 }

@@ -1,0 +1,190 @@
+import { describe, expect, it } from "@effect/vitest"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Fiber from "effect/Fiber"
+import * as Option from "effect/Option"
+import * as TestClock from "effect/TestClock"
+import { BillsApi, BillsRateLimiter, type BillsRateLimiterShape } from "../src/index.js"
+import { FakeExchange, FakeFault } from "../src/testing/index.js"
+import { busiestWindow, fakeStack, runOnTestClock, timed } from "./support/fakeStack.js"
+
+const now = Effect.clockWith((clock) => clock.currentTimeMillis)
+
+/** Forks one taker per label, in order, each recording when its permit came. */
+const forkTakers = (limiter: BillsRateLimiterShape, labels: ReadonlyArray<string>) =>
+  Effect.gen(function* () {
+    const granted: Array<{ readonly label: string; readonly at: number }> = []
+    const fibers: Array<Fiber.RuntimeFiber<void>> = []
+    for (const label of labels) {
+      fibers.push(
+        yield* Effect.fork(
+          Effect.flatMap(limiter.take("spotBills"), () => Effect.map(now, (at) => void granted.push({ label, at })))
+        )
+      )
+      // Let the taker book before the next one arrives.
+      yield* Effect.yieldNow()
+    }
+    return { granted, fibers }
+  })
+
+describe("BillsRateLimiter", () => {
+  it.effect("grants `limit` permits at once, then one per slot a window plus margin later", () =>
+    Effect.gen(function* () {
+      const limiter = yield* BillsRateLimiter.make()
+      const { fibers, granted } = yield* forkTakers(
+        limiter,
+        Array.from({ length: 25 }, (_, i) => `t${i}`)
+      )
+      yield* TestClock.adjust(Duration.seconds(5))
+      yield* Fiber.joinAll(fibers)
+      expect(granted.map((g) => g.at)).toEqual([
+        ...Array<number>(10).fill(0),
+        ...Array<number>(10).fill(1025),
+        ...Array<number>(5).fill(2050)
+      ])
+    })
+  )
+
+  it.effect("limit, window and margin are configurable; operations have separate windows", () =>
+    Effect.gen(function* () {
+      const limiter = yield* BillsRateLimiter.make({ limit: 3, window: Duration.millis(500), margin: 0 })
+      const times: Array<string> = []
+      const take = (operation: "spotBills" | "fundingBills") =>
+        Effect.flatMap(limiter.take(operation), () => Effect.map(now, (at) => void times.push(`${operation}@${at}`)))
+      const fiber = yield* Effect.fork(
+        Effect.all([take("spotBills"), take("spotBills"), take("spotBills"), take("spotBills"), take("fundingBills")], {
+          concurrency: "unbounded"
+        })
+      )
+      yield* TestClock.adjust(Duration.seconds(1))
+      yield* Fiber.join(fiber)
+      expect(times.sort()).toEqual(["fundingBills@0", "spotBills@0", "spotBills@0", "spotBills@0", "spotBills@500"])
+    })
+  )
+
+  it.effect("serves takers first come, first served: a fiber coming back cannot overtake a waiting one", () =>
+    Effect.gen(function* () {
+      const limiter = yield* BillsRateLimiter.make({ limit: 1, window: Duration.millis(100), margin: 0 })
+      yield* limiter.take("spotBills")
+      const greedy: Array<number> = []
+      const greedyFiber = yield* Effect.fork(
+        Effect.forEach(
+          Array.from({ length: 3 }),
+          () => Effect.flatMap(limiter.take("spotBills"), () => Effect.map(now, (at) => void greedy.push(at))),
+          { discard: true }
+        )
+      )
+      yield* Effect.yieldNow()
+      const { fibers, granted } = yield* forkTakers(limiter, ["a", "b", "c"])
+      yield* TestClock.adjust(Duration.seconds(1))
+      yield* Fiber.joinAll([greedyFiber, ...fibers])
+      expect(granted.map((g) => `${g.label}@${g.at}`)).toEqual(["a@200", "b@300", "c@400"])
+      expect(greedy).toEqual([100, 500, 600])
+    })
+  )
+
+  it.effect("a taker interrupted while waiting gives its permit back", () =>
+    Effect.gen(function* () {
+      const limiter = yield* BillsRateLimiter.make({ limit: 1, window: Duration.seconds(1), margin: 0 })
+      yield* limiter.take("spotBills")
+      const waiting = yield* Effect.fork(limiter.take("spotBills"))
+      yield* TestClock.adjust(Duration.millis(10))
+      yield* Fiber.interrupt(waiting)
+      // The next taker gets the slot the interrupted one had booked, not the one after it.
+      const next = yield* Effect.fork(timed(limiter.take("spotBills")))
+      yield* TestClock.adjust(Duration.seconds(2))
+      expect((yield* Fiber.join(next)).millis).toBe(990)
+    })
+  )
+
+  it.effect("interrupting every waiter leaves the window as if they never came", () =>
+    Effect.gen(function* () {
+      const limiter = yield* BillsRateLimiter.make()
+      const { fibers } = yield* forkTakers(
+        limiter,
+        Array.from({ length: 40 }, (_, i) => `t${i}`)
+      )
+      yield* Fiber.interruptAll(fibers.slice(10))
+      yield* TestClock.adjust(Duration.millis(1025))
+      const after = yield* Effect.fork(Effect.forEach(Array.from({ length: 10 }), () => limiter.take("spotBills")))
+      yield* Effect.yieldNow()
+      const polled = yield* Fiber.poll(after)
+      expect(Option.isSome(polled) && Exit.isSuccess(polled.value)).toBe(true)
+    })
+  )
+
+  it.effect("the unlimited layer never waits", () =>
+    Effect.gen(function* () {
+      const limiter = yield* BillsRateLimiter
+      yield* Effect.forEach(Array.from({ length: 1000 }), () => limiter.take("fundingBills"))
+      expect(yield* now).toBe(0)
+    }).pipe(Effect.provide(BillsRateLimiter.layerUnlimited))
+  )
+})
+
+describe("BillsRateLimiter against the fake exchange's strict window", () => {
+  it.effect(
+    "1,000 requests from 20 fibers: no 429 from the exchange, within 105% of the minimum 100 s",
+    () =>
+      Effect.gen(function* () {
+        const api = yield* BillsApi
+        const exchange = yield* FakeExchange
+        const perFiber = 50
+        const exit = yield* runOnTestClock(
+          timed(
+            Effect.forEach(
+              Array.from({ length: 20 }),
+              () => Effect.forEach(Array.from({ length: perFiber }), () => api.spotBills({ limit: 1 })),
+              { concurrency: "unbounded", discard: true }
+            )
+          )
+        )
+        expect(Exit.isSuccess(exit)).toBe(true)
+        if (Exit.isFailure(exit)) return
+        const stats = yield* exchange.stats
+        expect(stats.spotBills).toMatchObject({ requests: 1000, succeeded: 1000, rateLimited: 0 })
+        expect(
+          busiestWindow(
+            (yield* exchange.requests).map((r) => r.arrivalMillis),
+            1000
+          )
+        ).toBe(10)
+        expect(exit.value.millis).toBeLessThanOrEqual(105_000)
+        console.log(`1,000 requests took ${exit.value.millis} ms of test clock; 429s: ${stats.spotBills.rateLimited}`)
+      }).pipe(Effect.provide(fakeStack({ exchange: { generate: { seed: 11, spot: 50, funding: 0 } } }))),
+    120_000
+  )
+
+  it.effect("retries take permits too: with faults, arrivals still never exceed 10 in a second", () =>
+    Effect.gen(function* () {
+      const api = yield* BillsApi
+      const exchange = yield* FakeExchange
+      const exit = yield* runOnTestClock(
+        Effect.forEach(
+          Array.from({ length: 10 }),
+          () => Effect.forEach(Array.from({ length: 20 }), () => api.fundingBills({ pageSize: 5 })),
+          { concurrency: "unbounded", discard: true }
+        )
+      )
+      expect(Exit.isSuccess(exit)).toBe(true)
+      const stats = yield* exchange.stats
+      expect(stats.fundingBills.faulted).toBeGreaterThan(20)
+      expect(stats.fundingBills.succeeded).toBe(200)
+      expect(stats.fundingBills.rateLimited).toBe(0)
+      const arrivals = (yield* exchange.requests).map((r) => r.arrivalMillis)
+      expect(arrivals.length).toBe(200 + stats.fundingBills.faulted)
+      expect(busiestWindow(arrivals, 1000)).toBeLessThanOrEqual(10)
+    }).pipe(
+      Effect.provide(
+        fakeStack({
+          exchange: {
+            generate: { seed: 5, funding: 20, spot: 0 },
+            faults: { random: { rate: 0.2, seed: 3, mix: [{ fault: FakeFault.Status({ status: 503 }), weight: 1 }] } }
+          },
+          config: { retryBaseDelay: Duration.millis(10) }
+        })
+      )
+    )
+  )
+})
