@@ -62,6 +62,36 @@ export const spotBizTypes = [
 ] as const
 
 /**
+ * A bizType the funding operation accepts as a filter.
+ *
+ * @since 0.1.0
+ */
+export type FundingBizType = (typeof fundingBizTypes)[number]
+
+/**
+ * A bizType the spot operation accepts as a filter.
+ *
+ * @since 0.1.0
+ */
+export type SpotBizType = (typeof spotBizTypes)[number]
+
+/**
+ * Whether `value` is a funding bizType filter value.
+ *
+ * @since 0.1.0
+ */
+export const isFundingBizType = (value: string): value is FundingBizType =>
+  (fundingBizTypes as ReadonlyArray<string>).includes(value)
+
+/**
+ * Whether `value` is a spot bizType filter value.
+ *
+ * @since 0.1.0
+ */
+export const isSpotBizType = (value: string): value is SpotBizType =>
+  (spotBizTypes as ReadonlyArray<string>).includes(value)
+
+/**
  * The largest page the interface allows (pageSize and limit).
  *
  * @since 0.1.0

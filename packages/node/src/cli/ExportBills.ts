@@ -4,7 +4,15 @@
  *
  * @since 0.1.0
  */
-import { BillsApi, type BillsError, type FundingBill, type SpotBill } from "@account-bills/core"
+import {
+  BillsApi,
+  type BillsError,
+  type FundingBill,
+  InvalidParams,
+  isFundingBizType,
+  isSpotBizType,
+  type SpotBill
+} from "@account-bills/core"
 import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
 import { type Account, type ExportFormat, header, line } from "./BillFormat.js"
@@ -57,16 +65,23 @@ export const exportBills = (
       ...(request.to === undefined ? {} : { to: request.to }),
       ...(request.coinId === undefined ? {} : { coinId: request.coinId })
     }
-    const pages: Stream.Stream<{ readonly bills: ReadonlyArray<FundingBill | SpotBill> }, BillsError> =
-      request.account === "funding"
-        ? api.streamFundingPages({
-            ...query,
-            ...(request.bizType === undefined ? {} : { bizType: request.bizType as "deposit" })
-          })
-        : api.streamSpotPages({
-            ...query,
-            ...(request.bizType === undefined ? {} : { bizType: request.bizType as "deposit" })
-          })
+    const bizType = request.bizType
+    const filterError = (rule: string) =>
+      new InvalidParams({
+        operation: request.account === "funding" ? "fundingBills" : "spotBills",
+        field: "bizType",
+        rule
+      })
+    let pages: Stream.Stream<{ readonly bills: ReadonlyArray<FundingBill | SpotBill> }, BillsError>
+    if (request.account === "funding") {
+      if (bizType !== undefined && !isFundingBizType(bizType))
+        return yield* filterError(`${bizType} is not a funding bizType`)
+      pages = api.streamFundingPages({ ...query, ...(bizType === undefined ? {} : { bizType }) })
+    } else {
+      if (bizType !== undefined && !isSpotBizType(bizType))
+        return yield* filterError(`${bizType} is not a spot bizType`)
+      pages = api.streamSpotPages({ ...query, ...(bizType === undefined ? {} : { bizType }) })
+    }
     let bills = 0
     let pageCount = 0
     yield* sink.write(header(request.format, request.account))
