@@ -13,8 +13,7 @@ import { credentials, envelope, makeStub } from "./support/stubHttp.js"
 /** The exchange's clock is off by `offset` from ours; the real Signer signs. */
 const skewed = (offset: number) =>
   fakeStack({
-    exchange: { clockOffsetMillis: offset, generate: { seed: 9, funding: 40, spot: 40 } },
-    signer: "webcrypto"
+    exchange: { clockOffsetMillis: offset, generate: { seed: 9, funding: 40, spot: 40 } }
   })
 
 /** Our clock at a realistic instant, so an exchange 60 s behind still has a positive clock. */

@@ -111,8 +111,7 @@ describe("end to end, with the exchange's clock off by a minute", () => {
       }).pipe(
         Effect.provide(
           fakeStack({
-            exchange: { generate: { seed: 30, funding: 1200, spot: 1200 }, clockOffsetMillis: offset },
-            signer: "webcrypto"
+            exchange: { generate: { seed: 30, funding: 1200, spot: 1200 }, clockOffsetMillis: offset }
           })
         )
       )

@@ -118,8 +118,7 @@ describe("retries", () => {
     }).pipe(
       Effect.provide(
         fakeStack({
-          exchange: { credentials: { ...FakeExchange.defaultCredentials, secret: "another-secret" } },
-          signer: "webcrypto"
+          exchange: { credentials: { ...FakeExchange.defaultCredentials, secret: "another-secret" } }
         })
       )
     )

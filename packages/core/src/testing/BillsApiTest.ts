@@ -9,8 +9,8 @@ import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
 import type { FundingBill, SpotBill } from "../Bill.js"
 import { BillsApi } from "../BillsApi.js"
-import { BillsConfig } from "../BillsConfig.js"
-import { BillsRateLimiter } from "../BillsRateLimiter.js"
+import { BillsConfig, type BillsConfigInput } from "../BillsConfig.js"
+import { BillsRateLimiter, type RateLimitOptions } from "../BillsRateLimiter.js"
 import { Signer } from "../Signer.js"
 import { defaultCredentials, FakeExchange, type FakeExchangeOptions } from "./FakeExchange.js"
 import type { FundingWireBill, SpotWireBill } from "./WireBill.js"
@@ -36,23 +36,49 @@ const credentials = {
 }
 
 /**
- * `BillsApi` over canned bills; the `FakeExchange` handle is provided too, for assertions on
- * the requests your code made.
+ * How to assemble the real client over a fake exchange.
+ *
+ * @since 0.1.0
+ */
+export interface StackOptions {
+  readonly exchange?: FakeExchangeOptions
+  /** Client settings on top of a base URL that never leaves the process. */
+  readonly config?: BillsConfigInput
+  /** The client's limiter; `false` (the default) for none. */
+  readonly rateLimit?: RateLimitOptions | false
+}
+
+/**
+ * The whole real client stack (signer, limiter, retries, decoding) over a fake exchange built
+ * from `options.exchange`; the `FakeExchange` handle is provided too.
+ *
+ * @since 0.1.0
+ */
+export const layerStack = (options: StackOptions = {}): Layer.Layer<BillsApi | FakeExchange> =>
+  BillsApi.layer.pipe(
+    Layer.provideMerge(FakeExchange.layer(options.exchange)),
+    Layer.provide(Signer.layer(credentials)),
+    Layer.provide(
+      options.rateLimit === undefined || options.rateLimit === false
+        ? BillsRateLimiter.layerUnlimited
+        : BillsRateLimiter.layer(options.rateLimit)
+    ),
+    Layer.provide(Layer.orDie(BillsConfig.layer({ baseUrl: "https://fake-exchange.test", ...options.config })))
+  )
+
+/**
+ * `BillsApi` over canned bills, with no rate limit on either side; the `FakeExchange` handle
+ * is provided too, for assertions on the requests your code made.
  *
  * @since 0.1.0
  */
 export const layer = (options: BillsApiTestOptions = {}): Layer.Layer<BillsApi | FakeExchange> => {
   const { funding = [], spot = [], ...behaviour } = options
-  return BillsApi.layer.pipe(
-    Layer.provideMerge(
-      FakeExchange.layer({
-        ...behaviour,
-        rateLimit: false,
-        bills: { funding: funding.map(toWire<FundingWireBill>), spot: spot.map(toWire<SpotWireBill>) }
-      })
-    ),
-    Layer.provide(Signer.layer(credentials)),
-    Layer.provide(BillsRateLimiter.layerUnlimited),
-    Layer.provide(Layer.orDie(BillsConfig.layer({ baseUrl: "https://fake-exchange.test" })))
-  )
+  return layerStack({
+    exchange: {
+      ...behaviour,
+      rateLimit: false,
+      bills: { funding: funding.map(toWire<FundingWireBill>), spot: spot.map(toWire<SpotWireBill>) }
+    }
+  })
 }
