@@ -1,27 +1,15 @@
-import { BillsApi, BillsConfig, BillsRateLimiter, Signer } from "@account-bills/core"
-import { FakeExchange } from "@account-bills/core/testing"
+import { BillsApiTest, FakeExchange } from "@account-bills/core/testing"
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
-import * as Layer from "effect/Layer"
-import * as Redacted from "effect/Redacted"
 import * as TestClock from "effect/TestClock"
 import { countBoth } from "./both-accounts.js"
 
-const stack = BillsApi.layer.pipe(
-  Layer.provideMerge(
-    FakeExchange.layer({ generate: { seed: 11, funding: 3_000, spot: 3_000, endMillis: Date.UTC(2025, 2, 1) } })
-  ),
-  Layer.provide(
-    Signer.layer({
-      apiKey: Redacted.make(FakeExchange.defaultCredentials.apiKey),
-      secret: Redacted.make(FakeExchange.defaultCredentials.secret),
-      passphrase: Redacted.make(FakeExchange.defaultCredentials.passphrase)
-    })
-  ),
-  Layer.provide(BillsRateLimiter.layer()),
-  Layer.provide(Layer.orDie(BillsConfig.layer({ baseUrl: "https://fake-exchange.test" })))
-)
+// The real client, with its real rate limiter, over an in-memory exchange.
+const stack = BillsApiTest.layerStack({
+  exchange: { generate: { seed: 11, funding: 3_000, spot: 3_000, endMillis: Date.UTC(2025, 2, 1) } },
+  rateLimit: {}
+})
 
 describe("example: funding and spot at once", () => {
   it.effect("each under its own limit: side by side, no 429", () =>

@@ -1,35 +1,23 @@
-import { BillsApi, BillsConfig, BillsRateLimiter, Signer } from "@account-bills/core"
-import { FakeExchange } from "@account-bills/core/testing"
+import { BillsApiTest, FakeExchange } from "@account-bills/core/testing"
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
-import * as Layer from "effect/Layer"
-import * as Redacted from "effect/Redacted"
 import * as TestClock from "effect/TestClock"
 import { streamAll } from "./stream-all.js"
 
-const stack = BillsApi.layer.pipe(
-  Layer.provideMerge(
-    FakeExchange.layer({
-      generate: {
-        seed: 5,
-        funding: 1_500,
-        spot: 2_500,
-        endMillis: Date.UTC(2025, 0, 1, 0, 0, 2),
-        sameMillisecondGroup: { every: 7, size: 4 }
-      }
-    })
-  ),
-  Layer.provide(
-    Signer.layer({
-      apiKey: Redacted.make(FakeExchange.defaultCredentials.apiKey),
-      secret: Redacted.make(FakeExchange.defaultCredentials.secret),
-      passphrase: Redacted.make(FakeExchange.defaultCredentials.passphrase)
-    })
-  ),
-  Layer.provide(BillsRateLimiter.layer()),
-  Layer.provide(Layer.orDie(BillsConfig.layer({ baseUrl: "https://fake-exchange.test" })))
-)
+// The real client, with its real rate limiter, over an in-memory exchange.
+const stack = BillsApiTest.layerStack({
+  exchange: {
+    generate: {
+      seed: 5,
+      funding: 1_500,
+      spot: 2_500,
+      endMillis: Date.UTC(2025, 0, 1, 0, 0, 2),
+      sameMillisecondGroup: { every: 7, size: 4 }
+    }
+  },
+  rateLimit: {}
+})
 
 describe("example: stream all bills of both accounts", () => {
   it.effect("collects every bill once, exactly as the exchange sent it", () =>
