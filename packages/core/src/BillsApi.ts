@@ -13,6 +13,7 @@ import type { BillsConfig } from "./BillsConfig.js"
 import type { BillsRateLimiter } from "./BillsRateLimiter.js"
 import type { BillsError } from "./Errors.js"
 import { decodeData, makeExchangeRequest } from "./internal/exchangeRequest.js"
+import * as FastDecode from "./internal/fastDecode.js"
 import { validate } from "./internal/validate.js"
 import { FundingBillsParams, fundingBody, SpotBillsParams, spotBody } from "./Params.js"
 import type { Signer } from "./Signer.js"
@@ -57,19 +58,23 @@ export class BillsApi extends Context.Tag("@account-bills/core/BillsApi")<BillsA
     HttpClient.HttpClient | Signer | BillsRateLimiter | BillsConfig
   > = Effect.gen(function* () {
     const { request, syncClock } = yield* makeExchangeRequest
+    // Decoders built once. The fast path takes every well-formed page; anything else goes to
+    // the schema, which decides and names the field that is wrong.
+    const decodeFunding = decodeData("fundingBills", FundingBillsPage)
+    const decodeSpot = decodeData("spotBills", SpotBills)
 
     const fundingBills = Effect.fn("BillsApi.fundingBills")(function* (params: FundingBillsParams = {}) {
       const valid = yield* validate("fundingBills", FundingBillsParams, params)
       yield* Effect.annotateCurrentSpan(valid)
       const data = yield* request("fundingBills", fundingBody(valid))
-      return yield* decodeData("fundingBills", FundingBillsPage)(data)
+      return FastDecode.fundingBillsPage(data) ?? (yield* decodeFunding(data))
     })
 
     const spotBills = Effect.fn("BillsApi.spotBills")(function* (params: SpotBillsParams = {}) {
       const valid = yield* validate("spotBills", SpotBillsParams, params)
       yield* Effect.annotateCurrentSpan(valid)
       const data = yield* request("spotBills", spotBody(valid))
-      return yield* decodeData("spotBills", SpotBills)(data)
+      return FastDecode.spotBills(data) ?? (yield* decodeSpot(data))
     })
 
     return BillsApi.of({ fundingBills, spotBills, syncClock, ...makeStreams({ fundingBills, spotBills }) })

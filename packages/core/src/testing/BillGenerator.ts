@@ -57,8 +57,25 @@ export const defaultBizTypes: Readonly<Record<Account, ReadonlyArray<string>>> =
   spot: [...spotBizTypes, ...unlistedBizTypes]
 }
 
-const outflowBizTypes: ReadonlySet<string> = new Set(["withdraw", "transfer_out", "sell", "c2c_sell", "trade_out"])
-const tradeBizTypes: ReadonlySet<string> = new Set(["buy", "sell", "trade_in", "trade_out"])
+/**
+ * bizTypes that take money out of the account: their deltaAmount is negative.
+ *
+ * @since 0.1.0
+ */
+export const outflowBizTypes: ReadonlySet<string> = new Set([
+  "withdraw",
+  "transfer_out",
+  "sell",
+  "c2c_sell",
+  "trade_out"
+])
+
+/**
+ * bizTypes of trades: they carry fees (and, on spot, fillSize and fillValue).
+ *
+ * @since 0.1.0
+ */
+export const tradeBizTypes: ReadonlySet<string> = new Set(["buy", "sell", "trade_in", "trade_out"])
 const inflowFallback = "deposit"
 
 /**

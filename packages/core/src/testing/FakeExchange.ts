@@ -29,6 +29,7 @@ import * as Signature from "../Signature.js"
 import * as BillBook from "./BillBook.js"
 import * as BillGenerator from "./BillGenerator.js"
 import * as FakeHttpClient from "./FakeHttpClient.js"
+import * as LazyBillBook from "./LazyBillBook.js"
 import {
   defaultFaultMix,
   envelope,
@@ -86,6 +87,12 @@ export interface GenerateBillsOptions extends BillGenerator.GeneratorOptions {
   /** Default `startMillis` + 90 days. */
   readonly endMillis?: number | undefined
   readonly sameMillisecondGroup?: BillGenerator.SameMillisecondGroup | undefined
+  /**
+   * Compute bills on demand instead of storing them ({@link LazyBillBook}): a million bills
+   * in constant memory. At most one bill per millisecond (`sameMillisecondGroup` is ignored),
+   * and not the bills the eager generator draws from the same seed. Default false.
+   */
+  readonly lazy?: boolean | undefined
 }
 
 /**
@@ -323,7 +330,28 @@ export const make = (options: FakeExchangeOptions = {}): Effect.Effect<FakeExcha
     const gen = options.generate
     const startMillis = gen?.startMillis ?? defaultStartMillis
     const endMillis = gen?.endMillis ?? startMillis + ninetyDays
-    const seeded = <A extends Account>(account: A, given: ReadonlyArray<WireBillOf[A]> | undefined) => {
+    const seeded = <A extends Account>(
+      account: A,
+      given: ReadonlyArray<WireBillOf[A]> | undefined
+    ): BillBook.BillBook<WireBillOf[A]> => {
+      if (gen?.lazy === true) {
+        const lazy = LazyBillBook.make(account, {
+          count: gen[account] ?? 100,
+          startMillis,
+          endMillis,
+          seed: gen.seed,
+          coins: gen.coins,
+          bizTypes: gen.bizTypes?.[account],
+          firstBillId: gen.firstBillId
+        })
+        // Appended bills continue the lazy balances and ids.
+        for (const bill of lazy.lastOfEachCoin()) generator.observe(account, bill)
+        if (given !== undefined && given.length > 0) {
+          lazy.insert(given)
+          for (const bill of given) generator.observe(account, bill)
+        }
+        return lazy
+      }
       const generated =
         gen === undefined
           ? []

@@ -27,6 +27,8 @@ export * as FakeHttpClient from "./FakeHttpClient.js"
 /** @since 0.1.0 */
 export * from "./FakeProtocol.js"
 /** @since 0.1.0 */
+export * as LazyBillBook from "./LazyBillBook.js"
+/** @since 0.1.0 */
 export * as Prng from "./Prng.js"
 /** @since 0.1.0 */
 export * as RequestParams from "./RequestParams.js"

@@ -1,0 +1,351 @@
+/**
+ * `pnpm bench [--quick]`: the figures of the client, each comparison measured side by side in
+ * one run. Prints a table and writes bench/results.json.
+ *
+ * Processes: the unlimited local exchange runs in a child (bench/server.ts) so that the
+ * client's CPU time and memory are its own; throughput and decoding are measured here, against
+ * it; memory and scaling each run in a fresh client child (bench/memory.ts) against the same
+ * server; the rate-limited exchange runs in this process, since only its clock matters.
+ *
+ * The exit code is 1 only when something is functionally broken (a wrong bill count, a 429,
+ * a child that fails); figures below their goal are reported, not failed: CI machines are noisy.
+ */
+import { spawn } from "node:child_process"
+import { rmSync, writeFileSync } from "node:fs"
+import { availableParallelism, tmpdir } from "node:os"
+import { join } from "node:path"
+import { createInterface } from "node:readline"
+import { fileURLToPath } from "node:url"
+import { BillsApi, FundingBillsPage, SpotBills } from "@account-bills/core"
+import { envelope, LazyBillBook } from "@account-bills/core/testing"
+import { FakeExchangeServer } from "@account-bills/node"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Layer from "effect/Layer"
+import * as Schema from "effect/Schema"
+import * as Stream from "effect/Stream"
+import { decodeData } from "../packages/core/src/internal/exchangeRequest.js"
+import * as FastDecode from "../packages/core/src/internal/fastDecode.js"
+import {
+  bundle,
+  clientLayer,
+  dataSet,
+  lazyExchange,
+  makeOurWalker,
+  makePlatformWalker,
+  makeRawWalker,
+  runChild,
+  windowOf
+} from "./common.js"
+
+const quick = process.argv.includes("--quick")
+const here = (file: string) => fileURLToPath(new URL(file, import.meta.url))
+
+const plan = quick
+  ? {
+      pairs: 3,
+      billsPerRun: 5_000,
+      decodeBatches: 5,
+      decodePages: 200,
+      saturationRequests: 25,
+      scaling: [10_000, 50_000]
+    }
+  : {
+      pairs: 6,
+      billsPerRun: 20_000,
+      decodeBatches: 7,
+      decodePages: 1_000,
+      saturationRequests: 60,
+      scaling: [10_000, 100_000, 1_000_000]
+    }
+
+interface Row {
+  readonly section: string
+  readonly metric: string
+  readonly value: string
+  readonly goal: string
+  readonly ok: boolean | undefined
+}
+
+const rows: Array<Row> = []
+const failures: Array<string> = []
+const results: Record<string, unknown> = {
+  mode: quick ? "quick" : "full",
+  date: new Date().toISOString(),
+  node: process.version,
+  cpus: availableParallelism()
+}
+
+const row = (section: string, metric: string, value: string, goal = "", ok?: boolean) =>
+  rows.push({ section, metric, value, goal, ok })
+
+const median = (values: ReadonlyArray<number>): number => {
+  const sorted = [...values].sort((a, b) => a - b)
+  const middle = sorted.length >> 1
+  return sorted.length % 2 === 1
+    ? (sorted[middle] as number)
+    : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2
+}
+
+const fmt = (value: number, digits = 0): string =>
+  value.toLocaleString("en-US", { minimumFractionDigits: digits, maximumFractionDigits: digits })
+
+/** Starts bench/server.ts and waits for its URL; the server ends when this process closes its stdin. */
+const startServer = (): Promise<{ readonly url: string; readonly stop: () => void }> =>
+  new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ["--import", "tsx", here("./server.ts")], {
+      stdio: ["pipe", "pipe", "inherit"]
+    })
+    child.on("error", reject)
+    child.on("exit", (code) => reject(new Error(`bench/server.ts exited with ${code}`)))
+    createInterface({ input: child.stdout }).once("line", (line) => {
+      const { url } = JSON.parse(line) as { url: string }
+      resolve({ url, stop: () => child.stdin.end() })
+    })
+  })
+
+// 1. Loopback throughput: ours, the raw baseline and the bare transport, in rotating order.
+type Contender = "ours" | "raw" | "platform"
+const contenders: ReadonlyArray<Contender> = ["ours", "raw", "platform"]
+
+const throughput = async (url: string) => {
+  const walkers = { ours: makeOurWalker(url), raw: makeRawWalker(url), platform: makePlatformWalker(url) } as const
+  const runs: Record<Contender, Array<{ billsPerSecond: number; cpuMicrosPerBill: number; requests: number }>> = {
+    ours: [],
+    raw: [],
+    platform: []
+  }
+  const once = async (kind: Contender, count: number, record: boolean) => {
+    const cpu = process.cpuUsage()
+    const started = performance.now()
+    const result = await walkers[kind].walk(count)
+    const seconds = (performance.now() - started) / 1000
+    const used = process.cpuUsage(cpu)
+    if (result.bills !== count) failures.push(`throughput ${kind}: ${result.bills} bills, expected ${count}`)
+    if (record) {
+      runs[kind].push({
+        billsPerSecond: count / seconds,
+        cpuMicrosPerBill: (used.user + used.system) / count,
+        requests: result.requests
+      })
+    }
+  }
+  // Warm every path up (JIT, connections) before anything counts.
+  for (const kind of contenders) await once(kind, 3_000, false)
+  for (let round = 0; round < plan.pairs; round++) {
+    for (let i = 0; i < contenders.length; i++) {
+      await once(contenders[(round + i) % contenders.length] as Contender, plan.billsPerRun, true)
+    }
+  }
+  for (const walker of Object.values(walkers)) await walker.dispose()
+  const summary = (kind: Contender) => ({
+    billsPerSecond: median(runs[kind].map((r) => r.billsPerSecond)),
+    cpuMicrosPerBill: median(runs[kind].map((r) => r.cpuMicrosPerBill)),
+    requests: runs[kind][0]?.requests ?? 0
+  })
+  const o = summary("ours")
+  const r = summary("raw")
+  const p = summary("platform")
+  const ratio = o.billsPerSecond / r.billsPerSecond
+  results.throughput = { billsPerRun: plan.billsPerRun, rounds: plan.pairs, ours: o, raw: r, platform: p, ratio, runs }
+  const section = "1 throughput"
+  row(section, "ours, bills/s", fmt(o.billsPerSecond))
+  row(section, "raw undici + JSON.parse, bills/s", fmt(r.billsPerSecond))
+  row(section, "ratio ours/raw", fmt(ratio, 2), ">= 0.80", ratio >= 0.8)
+  row(section, "platform HttpClient + JSON.parse, bills/s", fmt(p.billsPerSecond))
+  row(section, "ratio platform/raw (the transport's share)", fmt(p.billsPerSecond / r.billsPerSecond, 2))
+  row(
+    section,
+    "client CPU µs/bill, ours / raw / platform",
+    `${fmt(o.cpuMicrosPerBill, 2)} / ${fmt(r.cpuMicrosPerBill, 2)} / ${fmt(p.cpuMicrosPerBill, 2)}`
+  )
+  row(section, "requests per run, ours / raw / platform", `${o.requests} / ${r.requests} / ${p.requests}`)
+}
+
+// 2. Decoding a 100-bill page: our envelope and record decoding against JSON.parse alone.
+const Envelope = Schema.Struct({
+  code: Schema.String,
+  msg: Schema.optionalWith(Schema.String, { default: () => "" }),
+  requestTime: Schema.optional(Schema.Number),
+  data: Schema.optional(Schema.Unknown)
+})
+const decodeEnvelope = Schema.decodeEither(Schema.parseJson(Envelope))
+
+const decoding = () => {
+  const window = { startMillis: dataSet.startMillis, endMillis: dataSet.startMillis + 999 }
+  const spot = LazyBillBook.make("spot", { ...window, count: 100, seed: 3 }).all()
+  const funding = LazyBillBook.make("funding", { ...window, count: 100, seed: 3 }).all()
+  const spotText = envelope("00000", "success", Date.now(), spot)
+  const fundingText = envelope("00000", "success", Date.now(), {
+    total: 1000,
+    page: 1,
+    pageSize: 100,
+    hasNextPage: true,
+    items: funding
+  })
+  const decodeSpot = decodeData("spotBills", SpotBills)
+  const decodeFunding = decodeData("fundingBills", FundingBillsPage)
+  // What BillsApi does: the envelope, then the fast path, the schema only when it declines.
+  const ours =
+    <A>(text: string, fast: (data: unknown) => A | undefined, decode: (data: unknown) => Effect.Effect<A, unknown>) =>
+    () => {
+      const parsed = decodeEnvelope(text)
+      if (Either.isLeft(parsed)) throw new Error("envelope did not decode")
+      return fast(parsed.right.data) ?? Effect.runSync(decode(parsed.right.data))
+    }
+  const none = () => undefined
+  const cases = {
+    "JSON.parse, spot": () => JSON.parse(spotText),
+    "ours, spot (envelope + SpotBills)": ours(spotText, FastDecode.spotBills, decodeSpot),
+    "schema only, spot (before)": ours(spotText, none, decodeSpot),
+    "JSON.parse, funding": () => JSON.parse(fundingText),
+    "ours, funding (envelope + FundingBillsPage)": ours(fundingText, FastDecode.fundingBillsPage, decodeFunding),
+    "schema only, funding (before)": ours(fundingText, none, decodeFunding)
+  } as const
+  const checked = cases["ours, spot (envelope + SpotBills)"]()
+  if (checked.length !== 100) failures.push(`decoding: ${checked.length} spot bills, expected 100`)
+  const samples: Record<string, Array<number>> = {}
+  for (const name of Object.keys(cases)) samples[name] = []
+  for (let batch = -1; batch < plan.decodeBatches; batch++) {
+    for (const [name, run] of Object.entries(cases)) {
+      const started = performance.now()
+      for (let i = 0; i < plan.decodePages; i++) run()
+      const micros = ((performance.now() - started) * 1000) / plan.decodePages
+      if (batch >= 0) samples[name]?.push(micros) // batch -1 warms up
+    }
+  }
+  const perPage = Object.fromEntries(Object.entries(samples).map(([name, values]) => [name, median(values)]))
+  results.decoding = { microsPerPage: perPage, pages: plan.decodePages, batches: plan.decodeBatches }
+  for (const [name, micros] of Object.entries(perPage)) row("2 decoding", `${name}, µs/page`, fmt(micros, 1))
+  const spotOurs = perPage["ours, spot (envelope + SpotBills)"] ?? 0
+  const spotParse = perPage["JSON.parse, spot"] ?? 1
+  row("2 decoding", "spot: ours / JSON.parse", `${fmt(spotOurs / spotParse, 1)}x`)
+  const spotSchema = perPage["schema only, spot (before)"] ?? 0
+  row("2 decoding", "spot: schema only / ours", `${fmt(spotSchema / spotOurs, 1)}x`)
+}
+
+// 3. Rate-limit saturation in real time against the strict 10-per-second window.
+const saturation = () =>
+  Effect.gen(function* () {
+    const server = yield* FakeExchangeServer.make({ ...lazyExchange, rateLimit: { limit: 10, windowMillis: 1000 } })
+    const requests = plan.saturationRequests
+    const pages = yield* Effect.flatMap(BillsApi, (api) =>
+      // The public time endpoint is not rate limited: it opens the connection, so the first
+      // window is not skewed by connection setup (see the README on cold starts).
+      Effect.zipRight(
+        api.syncClock,
+        Stream.runCount(Stream.take(api.streamSpotPages(windowOf(dataSet.count)), requests))
+      )
+    ).pipe(Effect.provide(Layer.fresh(clientLayer(server.url, true))))
+    const stats = yield* server.exchange.stats
+    const arrivals = (yield* server.exchange.requests)
+      .filter((request) => request.operation === "spotBills")
+      .map((request) => request.arrivalMillis)
+    // Saturated, every request arrives one window after the request 10 places before it:
+    // the rate is 10 over the mean of those gaps.
+    const gaps: Array<number> = []
+    for (let k = 10; k < arrivals.length; k++) gaps.push((arrivals[k] as number) - (arrivals[k - 10] as number))
+    const rate = (10 * 1000) / (gaps.reduce((sum, gap) => sum + gap, 0) / Math.max(gaps.length, 1))
+    const saturationRatio = rate / 10
+    const rejected = stats.spotBills.rateLimited
+    if (pages !== requests || arrivals.length !== requests + rejected) {
+      failures.push(`saturation: ${pages} pages and ${arrivals.length} requests, expected ${requests}`)
+    }
+    if (rejected > 0) failures.push(`saturation: ${rejected} requests answered 429`)
+    const first = arrivals[0] ?? 0
+    const last = arrivals[arrivals.length - 1] ?? 0
+    results.saturation = { requests, seconds: (last - first) / 1000, rate, saturationRatio, rejected, arrivals }
+    row("3 rate limit", `requests/s, ${requests} requests in ${fmt((last - first) / 1000, 1)} s`, fmt(rate, 2))
+    row("3 rate limit", "achieved / 10 per second", fmt(saturationRatio, 3), ">= 0.95", saturationRatio >= 0.95)
+    row("3 rate limit", "429s", String(rejected), "0", rejected === 0)
+  }).pipe(Effect.scoped, Effect.runPromise)
+
+// 4 and 5. Memory and scaling: a fresh client process per size, against the server child.
+interface ChildResult {
+  readonly count: number
+  readonly bills: number
+  readonly millis: number
+  readonly cpuMillis: number
+  readonly peakRssMB: number
+  readonly maxRssMB: number
+}
+
+const scaling = async (url: string) => {
+  const runs: Array<ChildResult> = []
+  const child = await bundle(here("./memory.ts"), join(tmpdir(), `account-bills-bench-memory-${process.pid}.mjs`))
+  // The bare runtime: node with the client's modules loaded, before any bill.
+  results.memoryBaselineRssMB = (await runChild<ChildResult>(child, [url, "0", "ours"])).peakRssMB
+  for (const count of plan.scaling) {
+    const result = await runChild<ChildResult>(child, [url, String(count), "ours"])
+    if (result.bills !== count) failures.push(`memory: ${result.bills} bills streamed, expected ${count}`)
+    runs.push(result)
+    row("5 scaling", `${fmt(count)} bills: µs/bill`, fmt((result.millis * 1000) / count, 2), "flat", undefined)
+  }
+  rmSync(child, { force: true })
+  const largest = runs[runs.length - 1] as ChildResult
+  const peak = Math.max(largest.peakRssMB, largest.maxRssMB)
+  results.scaling = runs.map((r) => ({ ...r, microsPerBill: (r.millis * 1000) / r.count }))
+  results.memory = { count: largest.count, peakRssMB: peak, billsPerSecond: largest.count / (largest.millis / 1000) }
+  row("4 memory", `${fmt(largest.count)} bills, client peak RSS MB`, fmt(peak, 1), "<= 150", peak <= 150)
+  row("4 memory", "client runtime alone (0 bills), RSS MB", fmt(results.memoryBaselineRssMB as number, 1))
+  row("4 memory", `${fmt(largest.count)} bills, bills/s`, fmt(largest.count / (largest.millis / 1000)))
+  const first = runs[0] as ChildResult
+  // Below 1: the fixed cost of a run (JIT warm-up, the first connection) spreads over more bills.
+  const drift = largest.millis / largest.count / (first.millis / first.count)
+  row(
+    "5 scaling",
+    `µs/bill at ${fmt(largest.count)} / at ${fmt(first.count)}`,
+    fmt(drift, 2),
+    "<= 1 (flat)",
+    drift <= 1.25
+  )
+}
+
+const printTable = () => {
+  const header = ["section", "metric", "value", "goal", ""]
+  const lines = rows.map((r) => [
+    r.section,
+    r.metric,
+    r.value,
+    r.goal,
+    r.ok === undefined ? "" : r.ok ? "ok" : "BELOW GOAL"
+  ])
+  const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => (l[i] as string).length)))
+  const render = (cells: ReadonlyArray<string>) =>
+    cells.map((cell, i) => (i === 2 ? cell.padStart(widths[i] as number) : cell.padEnd(widths[i] as number))).join("  ")
+  console.log(render(header))
+  console.log(widths.map((w) => "-".repeat(w)).join("  "))
+  for (const line of lines) console.log(render(line))
+}
+
+const main = async () => {
+  const started = performance.now()
+  console.error(`bench (${quick ? "quick" : "full"}): ${availableParallelism()} cores, node ${process.version}`)
+  const server = await startServer()
+  try {
+    console.error("1. loopback throughput ...")
+    await throughput(server.url)
+    console.error("2. decoding ...")
+    decoding()
+    console.error("3. rate-limit saturation (real time) ...")
+    await saturation()
+    console.error("4/5. memory and scaling (child processes) ...")
+    await scaling(server.url)
+  } catch (error) {
+    failures.push(String(error))
+  } finally {
+    server.stop()
+  }
+  results.failures = failures
+  results.seconds = (performance.now() - started) / 1000
+  writeFileSync(here("./results.json"), `${JSON.stringify(results, null, 2)}\n`)
+  printTable()
+  console.log(`\n${fmt((performance.now() - started) / 1000, 1)} s; results in bench/results.json`)
+  if (failures.length > 0) {
+    console.error(`\nFAILED:\n${failures.map((f) => `  ${f}`).join("\n")}`)
+    process.exit(1)
+  }
+  process.exit(0)
+}
+
+await main()
