@@ -8,6 +8,8 @@
 import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Deferred from "effect/Deferred"
+import * as FiberId from "effect/FiberId"
 import * as Layer from "effect/Layer"
 import type { OperationName } from "./Operation.js"
 
@@ -34,9 +36,15 @@ export interface RateLimitOptions {
  */
 export interface BillsRateLimiterShape {
   /**
-   * Waits until a request of `operation` may be sent, and takes the permit. Takers are served
-   * first come, first served; a taker interrupted while waiting gives its permit back.
+   * Runs one request of `operation` under a permit. Takers are served first come, first served;
+   * a taker interrupted while waiting gives its permit back. The permit counts in the window
+   * until the request has finished, because only then is its arrival at the server certain to
+   * lie in the past.
    */
+  readonly withPermit: (
+    operation: OperationName
+  ) => <A, E, R>(request: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
+  /** A permit for a request that finishes at once: `withPermit(operation)(Effect.void)`. */
   readonly take: (operation: OperationName) => Effect.Effect<void>
 }
 
@@ -62,7 +70,10 @@ export class BillsRateLimiter extends Context.Tag("@account-bills/core/BillsRate
         fundingBills: slidingWindow(limit, spacing),
         spotBills: slidingWindow(limit, spacing)
       }
-      return BillsRateLimiter.of({ take: (operation) => windows[operation] })
+      return BillsRateLimiter.of({
+        withPermit: (operation) => windows[operation],
+        take: (operation) => windows[operation](Effect.void)
+      })
     })
 
   /**
@@ -75,7 +86,7 @@ export class BillsRateLimiter extends Context.Tag("@account-bills/core/BillsRate
   /** No limit at all: for benchmarks and servers without one. */
   static readonly layerUnlimited: Layer.Layer<BillsRateLimiter> = Layer.succeed(
     BillsRateLimiter,
-    BillsRateLimiter.of({ take: () => Effect.void })
+    BillsRateLimiter.of({ withPermit: () => (request) => request, take: () => Effect.void })
   )
 }
 
@@ -83,40 +94,65 @@ export class BillsRateLimiter extends Context.Tag("@account-bills/core/BillsRate
 const monotonicMillis = (clock: { readonly unsafeCurrentTimeNanos: () => bigint }): number =>
   Number(clock.unsafeCurrentTimeNanos()) / 1_000_000
 
+/** A permit in the window: when it was granted, and when its request finished. */
+interface Slot {
+  readonly granted: Deferred.Deferred<number>
+  readonly finished: Deferred.Deferred<number>
+}
+
+const never: Slot = {
+  granted: Deferred.unsafeMake<number>(FiberId.none),
+  finished: Deferred.unsafeMake<number>(FiberId.none)
+}
+Deferred.unsafeDone(never.granted, Effect.succeed(Number.NEGATIVE_INFINITY))
+Deferred.unsafeDone(never.finished, Effect.succeed(Number.NEGATIVE_INFINITY))
+
 /**
- * One window, as a schedule of permit times (granted or still awaited), ascending. A taker
- * books its time synchronously on arrival, so takers are served in arrival order and no
- * later taker can overtake a waiting one. The invariant: every permit is at least `spacing`
- * after the permit `limit` places before it, so no window of `spacing` holds more than
- * `limit` permits. Removing a booked time (an interrupted taker) keeps the invariant, because
- * it only thins the windows of the others.
+ * One window. Permit `p` is granted no sooner than `spacing` after the request of permit
+ * `p - limit` finished. The server counts a request when it arrives, which is after its permit
+ * and before its response, so between the arrivals of `p - limit` and `p` lies at least a
+ * window: no window at the server holds more than `limit` arrivals, whatever the latencies
+ * (a slow first request on a cold connection included).
+ *
+ * A taker books its slot synchronously on arrival and waits for the one before it to be
+ * granted, so takers are served in arrival order. A taker interrupted before its grant hands
+ * its place on: its slot takes the grant time of the slot before it, and the finish time of
+ * the slot before it, which is the one its dependents must then wait for instead.
  */
-const slidingWindow = (limit: number, spacing: number): Effect.Effect<void> => {
-  const booked: Array<number> = []
-  const book = (now: number): number => {
-    // Permits a whole spacing old constrain nobody who comes now or later.
-    let stale = 0
-    while (stale < booked.length && (booked[stale] as number) + spacing <= now) stale++
-    booked.splice(0, stale)
-    const bound = booked.length >= limit ? (booked[booked.length - limit] as number) + spacing : now
-    // Never before the last booking, so the schedule stays sorted and first come is first served.
-    const at = Math.max(now, bound, booked[booked.length - 1] ?? now)
-    booked.push(at)
-    return at
-  }
-  const release = (at: number): void => {
-    const index = booked.lastIndexOf(at)
-    if (index >= 0) booked.splice(index, 1)
-  }
-  return Effect.uninterruptibleMask((restore) =>
-    Effect.clockWith((clock) => {
-      const now = monotonicMillis(clock)
-      const at = book(now)
-      return at <= now
-        ? Effect.void
-        : restore(Effect.sleep(Duration.millis(Math.ceil(at - now)))).pipe(
-            Effect.onInterrupt(() => Effect.sync(() => release(at)))
+const slidingWindow = (limit: number, spacing: number) => {
+  const slots: Array<Slot> = []
+  return <A, E, R>(request: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+    Effect.uninterruptibleMask((restore) =>
+      Effect.suspend(() => {
+        const previous = slots[slots.length - 1] ?? never
+        const dependency = slots.length >= limit ? (slots[slots.length - limit] ?? never) : never
+        const mine: Slot = {
+          granted: Deferred.unsafeMake<number>(FiberId.none),
+          finished: Deferred.unsafeMake<number>(FiberId.none)
+        }
+        slots.push(mine)
+        if (slots.length > limit) slots.shift()
+        const wait = Effect.gen(function* () {
+          yield* Deferred.await(previous.granted)
+          const earliest = (yield* Deferred.await(dependency.finished)) + spacing
+          const now = yield* Effect.clockWith((clock) => Effect.succeed(monotonicMillis(clock)))
+          if (earliest > now) yield* Effect.sleep(Duration.millis(Math.ceil(earliest - now)))
+        })
+        const stamp = (slot: Deferred.Deferred<number>) =>
+          Effect.flatMap(
+            Effect.clockWith((clock) => Effect.succeed(monotonicMillis(clock))),
+            (now) => Deferred.succeed(slot, now)
           )
-    })
-  )
+        return restore(wait).pipe(
+          Effect.onInterrupt(() =>
+            Effect.all([
+              Deferred.completeWith(mine.granted, Deferred.await(previous.granted)),
+              Deferred.completeWith(mine.finished, Deferred.await(previous.finished))
+            ])
+          ),
+          Effect.zipRight(stamp(mine.granted)),
+          Effect.zipRight(Effect.ensuring(restore(request), stamp(mine.finished)))
+        )
+      })
+    )
 }

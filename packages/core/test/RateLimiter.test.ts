@@ -63,6 +63,32 @@ describe("BillsRateLimiter", () => {
     })
   )
 
+  it.effect("a permit counts until its request finishes, so a slow request cannot let the next window open early", () =>
+    Effect.gen(function* () {
+      const limiter = yield* BillsRateLimiter.make({ limit: 2, window: Duration.millis(1000), margin: 0 })
+      // A first request that takes 300 ms, e.g. on a cold connection: the server may see it late.
+      const slow = yield* Effect.fork(limiter.withPermit("spotBills")(Effect.sleep(Duration.millis(300))))
+      yield* Effect.yieldNow()
+      yield* limiter.take("spotBills")
+      const third = yield* Effect.fork(timed(limiter.take("spotBills")))
+      yield* TestClock.adjust(Duration.seconds(2))
+      yield* Fiber.join(slow)
+      expect((yield* Fiber.join(third)).millis).toBe(1300)
+    })
+  )
+
+  it.effect("a request interrupted after its permit still ends its slot at the interruption", () =>
+    Effect.gen(function* () {
+      const limiter = yield* BillsRateLimiter.make({ limit: 1, window: Duration.millis(1000), margin: 0 })
+      const hung = yield* Effect.fork(limiter.withPermit("spotBills")(Effect.never))
+      yield* TestClock.adjust(Duration.millis(200))
+      yield* Fiber.interrupt(hung)
+      const next = yield* Effect.fork(timed(limiter.take("spotBills")))
+      yield* TestClock.adjust(Duration.seconds(2))
+      expect((yield* Fiber.join(next)).millis).toBe(1000)
+    })
+  )
+
   it.effect("serves takers first come, first served: a fiber coming back cannot overtake a waiting one", () =>
     Effect.gen(function* () {
       const limiter = yield* BillsRateLimiter.make({ limit: 1, window: Duration.millis(100), margin: 0 })

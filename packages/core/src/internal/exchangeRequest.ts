@@ -182,7 +182,6 @@ export const makeExchangeRequest: Effect.Effect<
 
   const attempt = (operation: OperationName, body: string): Effect.Effect<unknown, BillsError> =>
     Effect.gen(function* () {
-      yield* limiter.take(operation)
       const path = operationPath[operation]
       const headers = yield* signer.headers({ method: "POST", path, query: "", body })
       const request = HttpClientRequest.post(config.baseUrl + path).pipe(
@@ -190,7 +189,7 @@ export const makeExchangeRequest: Effect.Effect<
         HttpClientRequest.bodyText(body, "application/json")
       )
       return yield* exchange(operation, request)
-    }).pipe(Effect.withSpan("BillsApi.attempt", { attributes: { operation } }))
+    }).pipe(limiter.withPermit(operation), Effect.withSpan("BillsApi.attempt", { attributes: { operation } }))
 
   // The time endpoint is public and unsigned, and it is not one of the rate-limited operations.
   const measureOffset = Effect.gen(function* () {
