@@ -67,6 +67,8 @@ describe("BillsApi operations", () => {
         body: '{"coinId":2,"pageSize":10}'
       })
       expect(request?.headers["access-sign"]).toBe(expected)
+      // Nothing of the caller's tracing leaves for the exchange.
+      expect(Object.keys(request?.headers ?? {}).filter((name) => /traceparent|^b3$|x-b3/.test(name))).toEqual([])
     })
   })
 

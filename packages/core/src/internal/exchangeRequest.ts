@@ -148,7 +148,8 @@ export const makeExchangeRequest: Effect.Effect<
   const config = yield* BillsConfig
   const limiter = yield* BillsRateLimiter
   const signer = yield* Signer
-  const client = yield* HttpClient.HttpClient
+  // No traceparent headers: trace ids of the user's system are none of the exchange's business.
+  const client = HttpClient.withTracerPropagation(yield* HttpClient.HttpClient, false)
 
   /** Sends a request and reads the whole body within the timeout, then interprets it. */
   const exchange = (operation: CallName, request: HttpClientRequest.HttpClientRequest) =>
