@@ -15,9 +15,24 @@ import type { BillsError } from "./Errors.js"
 import { decodeData, makeExchangeRequest } from "./internal/exchangeRequest.js"
 import * as FastDecode from "./internal/fastDecode.js"
 import { validate } from "./internal/validate.js"
-import { FundingBillsParams, fundingBody, SpotBillsParams, spotBody } from "./Params.js"
+import {
+  FundingBillsParams,
+  fundingBody,
+  SpotBillsParams,
+  spotBody,
+  type ValidFundingBillsParams,
+  type ValidSpotBillsParams
+} from "./Params.js"
 import type { Signer } from "./Signer.js"
 import { type FundingBillsQuery, type FundingPage, makeStreams, type SpotBillsQuery, type SpotPage } from "./Streams.js"
+
+/** The fast decoder's answer, or the schema's when the fast one declines. */
+const decodeWith =
+  <A, E>(fast: (data: unknown) => A | undefined, schema: (data: unknown) => Effect.Effect<A, E>) =>
+  (data: unknown): Effect.Effect<A, E> => {
+    const decoded = fast(data)
+    return decoded === undefined ? schema(data) : Effect.succeed(decoded)
+  }
 
 /**
  * What users call.
@@ -58,26 +73,28 @@ export class BillsApi extends Context.Tag("@account-bills/core/BillsApi")<BillsA
     HttpClient.HttpClient | Signer | BillsRateLimiter | BillsConfig
   > = Effect.gen(function* () {
     const { request, syncClock } = yield* makeExchangeRequest
-    // Decoders built once. The fast path takes every well-formed page; anything else goes to
-    // the schema, which decides and names the field that is wrong.
-    const decodeFunding = decodeData("fundingBills", FundingBillsPage)
-    const decodeSpot = decodeData("spotBills", SpotBills)
+    // The fast path takes every well-formed page; anything else goes to the schema, which
+    // decides and names the field that is wrong. The calls here take parameters already valid:
+    // the streams build theirs from a checked cursor and come here directly, in their own span.
+    const decodeFunding = decodeWith(FastDecode.fundingBillsPage, decodeData("fundingBills", FundingBillsPage))
+    const decodeSpot = decodeWith(FastDecode.spotBills, decodeData("spotBills", SpotBills))
+    const fetchFunding = (valid: ValidFundingBillsParams) =>
+      Effect.flatMap(request("fundingBills", fundingBody(valid)), decodeFunding)
+    const fetchSpot = (valid: ValidSpotBillsParams) => Effect.flatMap(request("spotBills", spotBody(valid)), decodeSpot)
 
     const fundingBills = Effect.fn("BillsApi.fundingBills")(function* (params: FundingBillsParams = {}) {
       const valid = yield* validate("fundingBills", FundingBillsParams, params)
       yield* Effect.annotateCurrentSpan(valid)
-      const data = yield* request("fundingBills", fundingBody(valid))
-      return FastDecode.fundingBillsPage(data) ?? (yield* decodeFunding(data))
+      return yield* fetchFunding(valid)
     })
 
     const spotBills = Effect.fn("BillsApi.spotBills")(function* (params: SpotBillsParams = {}) {
       const valid = yield* validate("spotBills", SpotBillsParams, params)
       yield* Effect.annotateCurrentSpan(valid)
-      const data = yield* request("spotBills", spotBody(valid))
-      return FastDecode.spotBills(data) ?? (yield* decodeSpot(data))
+      return yield* fetchSpot(valid)
     })
 
-    return BillsApi.of({ fundingBills, spotBills, syncClock, ...makeStreams({ fundingBills, spotBills }) })
+    return BillsApi.of({ fundingBills, spotBills, syncClock, ...makeStreams({ fetchFunding, fetchSpot }) })
   })
 
   /** The client layer; needs an HttpClient, a Signer, a BillsRateLimiter and BillsConfig. */

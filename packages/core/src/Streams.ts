@@ -29,7 +29,14 @@ import { type FundingWalkState, fundingRequest, fundingStep } from "./internal/f
 import { spotRequest, spotStep } from "./internal/spotWalk.js"
 import { validate } from "./internal/validate.js"
 import { maxPageSize, type OperationName } from "./Operation.js"
-import { FundingBillsParams, SpotBillsParams, TimeBound, type TimeInput } from "./Params.js"
+import {
+  FundingBillsParams,
+  SpotBillsParams,
+  TimeBound,
+  type TimeInput,
+  type ValidFundingBillsParams,
+  type ValidSpotBillsParams
+} from "./Params.js"
 
 /**
  * What `streamFundingBills` / `streamFundingPages` list.
@@ -233,8 +240,10 @@ const walk = <C extends { readonly done: boolean }, P extends { readonly cursor:
  * @since 0.1.0
  */
 export const makeStreams = (operations: {
-  readonly fundingBills: (params?: FundingBillsParams) => Effect.Effect<FundingBillsPage, BillsError>
-  readonly spotBills: (params?: SpotBillsParams) => Effect.Effect<ReadonlyArray<SpotBill>, BillsError>
+  /** One funding call with parameters known to be valid. */
+  readonly fetchFunding: (params: ValidFundingBillsParams) => Effect.Effect<FundingBillsPage, BillsError>
+  /** One spot call with parameters known to be valid. */
+  readonly fetchSpot: (params: ValidSpotBillsParams) => Effect.Effect<ReadonlyArray<SpotBill>, BillsError>
 }) => {
   const startFunding = Effect.fn("BillsApi.streamFunding.start")(function* (query: FundingBillsQuery) {
     const { coinId, bizType, cursor, from, to } = query
@@ -264,7 +273,7 @@ export const makeStreams = (operations: {
     }
     const { endTime, startTime } = fundingRequest(state)
     yield* Effect.annotateCurrentSpan({ pageIndex: cursor.pageIndex, startTime, endTime })
-    const page = yield* operations.fundingBills({
+    const page = yield* operations.fetchFunding({
       coinId: cursor.coinId,
       bizType: cursor.bizType,
       startTime,
@@ -280,13 +289,17 @@ export const makeStreams = (operations: {
       total: page.total,
       received: page.items.length,
       requests,
-      cursor: new FundingCursor({
-        ...cursor,
-        requests,
-        ...(next === undefined
-          ? { done: true }
-          : { pageIndex: next.pageIndex, previousPageBillIds: next.previousPageBillIds, total: next.total })
-      })
+      // Built from a checked cursor and the walk's own numbers: no need to check it again.
+      cursor: new FundingCursor(
+        {
+          ...cursor,
+          requests,
+          ...(next === undefined
+            ? { done: true }
+            : { pageIndex: next.pageIndex, previousPageBillIds: next.previousPageBillIds, total: next.total })
+        },
+        true
+      )
     } satisfies FundingPage
   })
 
@@ -316,7 +329,7 @@ export const makeStreams = (operations: {
   const spotPage = Effect.fn("BillsApi.streamSpot.page")(function* (cursor: SpotCursor) {
     const request = spotRequest(cursor)
     yield* Effect.annotateCurrentSpan({ lo: cursor.lo, hi: cursor.hi, ...request })
-    const received = yield* operations.spotBills({
+    const received = yield* operations.fetchSpot({
       coinId: cursor.coinId,
       bizType: cursor.bizType,
       after: request.after,
@@ -329,7 +342,8 @@ export const makeStreams = (operations: {
       bills,
       received: received.length,
       requests,
-      cursor: new SpotCursor({ ...cursor, requests, ...(next === undefined ? { done: true } : next) })
+      // Built from a checked cursor and the walk's own numbers: no need to check it again.
+      cursor: new SpotCursor({ ...cursor, requests, ...(next === undefined ? { done: true } : next) }, true)
     } satisfies SpotPage
   })
 
