@@ -10,7 +10,7 @@ import { BillsApi } from "@account-bills/core"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Stream from "effect/Stream"
-import { clientLayer, makeRawWalker, windowOf } from "./common.js"
+import { clientLayer, makeRawWalker, windowOf } from "./client.js"
 
 const [url, countText, kind = "ours"] = process.argv.slice(2)
 if (url === undefined || countText === undefined) {

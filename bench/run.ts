@@ -26,17 +26,8 @@ import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import { decodeData } from "../packages/core/src/internal/exchangeRequest.js"
 import * as FastDecode from "../packages/core/src/internal/fastDecode.js"
-import {
-  bundle,
-  clientLayer,
-  dataSet,
-  lazyExchange,
-  makeOurWalker,
-  makePlatformWalker,
-  makeRawWalker,
-  runChild,
-  windowOf
-} from "./common.js"
+import { clientLayer, dataSet, makeOurWalker, makePlatformWalker, makeRawWalker, windowOf } from "./client.js"
+import { bundle, lazyExchange, runChild } from "./common.js"
 
 const quick = process.argv.includes("--quick")
 const here = (file: string) => fileURLToPath(new URL(file, import.meta.url))
