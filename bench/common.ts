@@ -23,13 +23,17 @@ export const lazyExchange = {
 } as const
 
 /**
- * Runs `node [--import tsx] <script> ...args` and returns the last JSON line it printed. A
- * `.ts` script runs under tsx; a bundled `.mjs` runs on plain node.
+ * Runs `node [...nodeFlags] [--import tsx] <script> ...args` and returns the last JSON line it
+ * printed. A `.ts` script runs under tsx; a bundled `.mjs` runs on plain node.
  */
-export const runChild = <A>(script: string, args: ReadonlyArray<string>): Promise<A> =>
+export const runChild = <A>(
+  script: string,
+  args: ReadonlyArray<string>,
+  nodeFlags: ReadonlyArray<string> = []
+): Promise<A> =>
   new Promise((resolve, reject) => {
     const loader = script.endsWith(".ts") ? ["--import", "tsx"] : []
-    const child = spawn(process.execPath, [...loader, script, ...args], {
+    const child = spawn(process.execPath, [...nodeFlags, ...loader, script, ...args], {
       stdio: ["ignore", "pipe", "inherit"]
     })
     let last = ""
@@ -38,8 +42,9 @@ export const runChild = <A>(script: string, args: ReadonlyArray<string>): Promis
     })
     child.on("error", reject)
     child.on("close", (code) => {
-      if (code !== 0 || last === "") reject(new Error(`${script} ${args.join(" ")} exited with ${code}`))
-      else resolve(JSON.parse(last) as A)
+      if (code !== 0 || last === "") {
+        reject(new Error(`${[...nodeFlags, script, ...args].join(" ")} exited with ${code}`))
+      } else resolve(JSON.parse(last) as A)
     })
   })
 
