@@ -27,7 +27,7 @@ const amount = (value: unknown): BigDecimal.BigDecimal | undefined => {
   if (value === "0") return zero
   if (typeof value !== "string" || !decimalPattern.test(value)) return undefined
   const dot = value.indexOf(".")
-  const digits = dot === -1 ? value : value.slice(0, dot) + value.slice(dot + 1)
+  const digits = dot === -1 ? value : value.replace(".", "")
   return BigDecimal.normalize(BigDecimal.make(BigInt(digits), dot === -1 ? 0 : value.length - dot - 1))
 }
 
