@@ -114,16 +114,11 @@ const dataOf = (text: string): ReadonlyArray<RawBill> => {
   return envelope.data
 }
 
-/**
- * The raw baseline: the same requests as our spot walk makes (newest first, 100 per page, the
- * window narrowed to the oldest millisecond of a full page, overlapping it, repeats dropped),
- * over undici `request` and `JSON.parse`, signed, without any validation or decoding.
- */
-export const makeRawWalker = (baseUrl: string) => {
-  const agent = new Agent()
+/** One raw page: undici `request` on `agent`, signed, and `JSON.parse`; nothing validated. */
+const makeRawPage = (baseUrl: string, agent: Agent) => {
   const key = Signature.importSecret(credentials.secret).pipe(Effect.runSync)
   const path = operationPath.spotBills
-  const page = async (body: string): Promise<ReadonlyArray<RawBill>> => {
+  return async (body: string): Promise<ReadonlyArray<RawBill>> => {
     const timestamp = String(Date.now())
     const sign = Effect.runSync(Signature.signWithKey(key, { timestamp, method: "POST", path, query: "", body }))
     const response = await request(baseUrl + path, {
@@ -141,7 +136,29 @@ export const makeRawWalker = (baseUrl: string) => {
     })
     return dataOf(await response.body.text())
   }
-  return { walk: walkPages(page), dispose: () => agent.close() }
+}
+
+/**
+ * The raw baseline: the same requests as our spot walk makes (newest first, 100 per page, the
+ * window narrowed to the oldest millisecond of a full page, overlapping it, repeats dropped),
+ * over undici `request` and `JSON.parse`, signed, without any validation or decoding.
+ */
+export const makeRawWalker = (baseUrl: string) => {
+  const agent = new Agent()
+  return { walk: walkPages(makeRawPage(baseUrl, agent)), dispose: () => agent.close() }
+}
+
+/**
+ * The raw baseline awaited from an Effect fiber (`Effect.promise`): what running in the
+ * Effect runtime costs by itself, with neither the platform's HttpClient nor our pipeline.
+ */
+export const makeFiberRawWalker = (baseUrl: string) => {
+  const agent = new Agent()
+  const page = makeRawPage(baseUrl, agent)
+  return {
+    walk: walkPages((body) => Effect.runPromise(Effect.promise(() => page(body)))),
+    dispose: () => agent.close()
+  }
 }
 
 /**

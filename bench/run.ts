@@ -26,7 +26,15 @@ import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import { decodeData } from "../packages/core/src/internal/exchangeRequest.js"
 import * as FastDecode from "../packages/core/src/internal/fastDecode.js"
-import { clientLayer, dataSet, makeOurWalker, makePlatformWalker, makeRawWalker, windowOf } from "./client.js"
+import {
+  clientLayer,
+  dataSet,
+  makeFiberRawWalker,
+  makeOurWalker,
+  makePlatformWalker,
+  makeRawWalker,
+  windowOf
+} from "./client.js"
 import { bundle, lazyExchange, runChild } from "./common.js"
 
 const quick = process.argv.includes("--quick")
@@ -95,15 +103,22 @@ const startServer = (): Promise<{ readonly url: string; readonly stop: () => voi
     })
   })
 
-// 1. Loopback throughput: ours, the raw baseline and the bare transport, in rotating order.
-type Contender = "ours" | "raw" | "platform"
-const contenders: ReadonlyArray<Contender> = ["ours", "raw", "platform"]
+// 1. Loopback throughput: ours, the raw baseline, the raw baseline inside the Effect runtime,
+// and the bare transport, in rotating order.
+type Contender = "ours" | "raw" | "fiber" | "platform"
+const contenders: ReadonlyArray<Contender> = ["ours", "raw", "fiber", "platform"]
 
 const throughput = async (url: string) => {
-  const walkers = { ours: makeOurWalker(url), raw: makeRawWalker(url), platform: makePlatformWalker(url) } as const
+  const walkers = {
+    ours: makeOurWalker(url),
+    raw: makeRawWalker(url),
+    fiber: makeFiberRawWalker(url),
+    platform: makePlatformWalker(url)
+  } as const
   const runs: Record<Contender, Array<{ billsPerSecond: number; cpuMicrosPerBill: number; requests: number }>> = {
     ours: [],
     raw: [],
+    fiber: [],
     platform: []
   }
   const once = async (kind: Contender, count: number, record: boolean) => {
@@ -136,21 +151,33 @@ const throughput = async (url: string) => {
   })
   const o = summary("ours")
   const r = summary("raw")
+  const f = summary("fiber")
   const p = summary("platform")
   const ratio = o.billsPerSecond / r.billsPerSecond
-  results.throughput = { billsPerRun: plan.billsPerRun, rounds: plan.pairs, ours: o, raw: r, platform: p, ratio, runs }
+  results.throughput = {
+    billsPerRun: plan.billsPerRun,
+    rounds: plan.pairs,
+    ours: o,
+    raw: r,
+    fiber: f,
+    platform: p,
+    ratio,
+    runs
+  }
   const section = "1 throughput"
   row(section, "ours, bills/s", fmt(o.billsPerSecond))
   row(section, "raw undici + JSON.parse, bills/s", fmt(r.billsPerSecond))
   row(section, "ratio ours/raw", fmt(ratio, 2), ">= 0.80", ratio >= 0.8)
+  row(section, "raw, awaited in an Effect fiber, bills/s", fmt(f.billsPerSecond))
+  row(section, "ratio fiber/raw (the Effect runtime's share)", fmt(f.billsPerSecond / r.billsPerSecond, 2))
   row(section, "platform HttpClient + JSON.parse, bills/s", fmt(p.billsPerSecond))
   row(section, "ratio platform/raw (the transport's share)", fmt(p.billsPerSecond / r.billsPerSecond, 2))
   row(
     section,
-    "client CPU µs/bill, ours / raw / platform",
-    `${fmt(o.cpuMicrosPerBill, 2)} / ${fmt(r.cpuMicrosPerBill, 2)} / ${fmt(p.cpuMicrosPerBill, 2)}`
+    "client CPU µs/bill, ours / raw / fiber / platform",
+    [o, r, f, p].map((c) => fmt(c.cpuMicrosPerBill, 2)).join(" / ")
   )
-  row(section, "requests per run, ours / raw / platform", `${o.requests} / ${r.requests} / ${p.requests}`)
+  row(section, "requests per run, ours / raw / fiber / platform", [o, r, f, p].map((c) => c.requests).join(" / "))
 }
 
 // 2. Decoding a 100-bill page: our envelope and record decoding against JSON.parse alone.
