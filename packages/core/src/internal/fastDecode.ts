@@ -9,6 +9,7 @@
 import * as BigDecimal from "effect/BigDecimal"
 import * as DateTime from "effect/DateTime"
 import * as Option from "effect/Option"
+import type { Mutable } from "effect/Types"
 import { type BillId, FundingBill, FundingBillsPage, type RawRecord, SpotBill } from "../Bill.js"
 
 const decimalPattern = /^-?\d+(\.\d+)?$/
@@ -56,14 +57,12 @@ const record = (value: unknown): RawRecord | undefined =>
       undefined
     : (value as RawRecord)
 
-type Mutable<A> = { -readonly [K in keyof A]: A[K] }
-
 /**
  * A record of `klass` as its constructor makes it with validation off (the fields copied
  * onto an object with the class's prototype; no field has a default), with the fields both
  * record kinds share, or `undefined` when one would fail the schema. Setting the fields one
- * by one in a fixed order costs a seventh of what the generic constructor or `Object.assign`
- * does, and gives every record the same shape.
+ * by one in a fixed order costs a seventh of `Object.assign` from field objects (and a small
+ * part of the generic constructor), and gives every record the same shape.
  */
 const common = <A extends FundingBill>(klass: { readonly prototype: A }, raw: RawRecord): Mutable<A> | undefined => {
   const { billId, coinId, coinName, bizType } = raw
