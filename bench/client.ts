@@ -1,7 +1,7 @@
 /**
- * The client side of the benchmark: the data set, our client stack, the raw baseline and the
- * bare transport. Client processes load only this, so what they measure is the client's own
- * (not the testing kit's, nor the bundler's).
+ * The client side of the benchmark: the data set, our client stack, the raw baseline (alone,
+ * and awaited in an Effect fiber) and the bare transport. Client processes load only this, so
+ * what they measure is the client's own (not the testing kit's, nor the bundler's).
  */
 import { BillsApi, BillsConfig, BillsRateLimiter, operationPath, Signature, Signer } from "@account-bills/core"
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
