@@ -336,6 +336,18 @@ const scaling = async (url: string) => {
     "<= 1 (flat)",
     drift <= 1.25
   )
+  // The cost of each further bill between two sizes, which leaves the fixed cost out: it must not
+  // grow with the length of the history.
+  const marginal = runs.slice(1).map((run, i) => {
+    const previous = runs[i] as ChildResult
+    return ((run.millis - previous.millis) * 1000) / (run.count - previous.count)
+  })
+  results.marginalMicrosPerBill = marginal
+  row(
+    "5 scaling",
+    `marginal µs/bill, ${runs.map((r) => fmt(r.count)).join(" → ")}`,
+    marginal.map((m) => fmt(m, 2)).join(" / ")
+  )
 }
 
 const printTable = () => {
