@@ -3,22 +3,10 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as fc from "fast-check"
 import { BillsApi, type BillsError } from "../src/index.js"
-import { FakeExchange, Prng, type SpotWireBill } from "../src/testing/index.js"
-import {
-  crowdedMilliseconds,
-  epoch,
-  freeMillisecond,
-  lateSpotBill,
-  type Shape,
-  selected,
-  spotBills
-} from "./support/billScenarios.js"
-import { fakeStack } from "./support/fakeStack.js"
+import type { SpotWireBill } from "../src/testing/index.js"
+import { crowdedMilliseconds, epoch, lateSpotBill, selected, spotBills } from "./support/billScenarios.js"
 import { collect, expectExactly, expectNoRepeatsWithin, expectTimeOrder } from "./support/streamCheck.js"
-
-// Uniform over [0, 1]: doubles are drawn by bit pattern and biased to the ends, which
-// would make most windows empty.
-const position = fc.noBias(fc.integer({ min: 0, max: 10_000 })).map((n) => n / 10_000)
+import { arrivals, position, shapeWithCrowd, walkCase, walkStack } from "./support/walkProperty.js"
 
 /** Where a window bound goes: near a random bill, or near the crowded millisecond. */
 const anchor = fc.record({
@@ -26,35 +14,7 @@ const anchor = fc.record({
   delta: fc.integer({ min: -1, max: 1 })
 })
 
-const shape: fc.Arbitrary<Shape> = fc.record({
-  seed: fc.integer({ min: 1, max: 2 ** 31 - 1 }),
-  count: fc.oneof(
-    { arbitrary: fc.integer({ min: 0, max: 400 }), weight: 3 },
-    { arbitrary: fc.noBias(fc.integer({ min: 400, max: 5000 })), weight: 1 }
-  ),
-  maxGroup: fc.constantFrom(1, 5, 30, 99),
-  maxGap: fc.constantFrom(1, 3, 1000),
-  crowd: fc.option(fc.record({ size: fc.integer({ min: 90, max: 130 }), position }), { nil: undefined, freq: 3 })
-})
-
-const spotCase = fc.record({
-  shape,
-  order: fc.constantFrom("newest-first" as const, "oldest-first" as const),
-  bounds: fc.constantFrom("inclusive" as const, "exclusive" as const),
-  coinId: fc.option(fc.constantFrom(1, 2, 7), { nil: undefined, freq: 2 }),
-  bizType: fc.oneof(
-    { arbitrary: fc.constant(undefined), weight: 4 },
-    { arbitrary: fc.constantFrom("trade_in" as const, "deposit" as const), weight: 1 }
-  ),
-  from: fc.option(anchor, { nil: undefined }),
-  to: fc.option(anchor, { nil: undefined }),
-  /** Every this many bills, new bills arrive (and sometimes a late one inside the window). */
-  appendEvery: fc.option(fc.integer({ min: 1, max: 300 }), { nil: undefined }),
-  faults: fc.option(
-    fc.record({ rate: fc.double({ min: 0.05, max: 0.3, noNaN: true }), seed: fc.integer({ min: 1, max: 10_000 }) }),
-    { nil: undefined, freq: 3 }
-  )
-})
+const spotCase = walkCase(shapeWithCrowd({ min: 90, max: 130 }), anchor, ["trade_in", "deposit"])
 
 type SpotCase = typeof spotCase extends fc.Arbitrary<infer A> ? A : never
 
@@ -78,25 +38,10 @@ const runCase = (c: SpotCase) => {
   const query = { from, to, coinId: c.coinId, bizType: c.bizType }
   const expected = selected(bills, query)
   const crowded = crowdedMilliseconds(expected)
-  const prng = Prng.make(c.shape.seed + 1)
-  const late: Array<SpotWireBill> = []
+  const { late, arrive } = arrivals({ account: "spot", walk: c, bills, from, to, maxLate: 5, lateBill: lateSpotBill })
 
   return Effect.gen(function* () {
     const api = yield* BillsApi
-    const exchange = yield* FakeExchange
-    const lastMillisecond = Number(bills[bills.length - 1]?.cTime ?? epoch)
-    const arrive = (count: number) =>
-      c.appendEvery === undefined || count % c.appendEvery !== 0
-        ? Effect.void
-        : Effect.gen(function* () {
-            yield* exchange.appendGenerated("spot", 3)
-            const t = freeMillisecond([...bills, ...late], prng, from ?? epoch, to ?? lastMillisecond + 1)
-            if (t !== undefined && late.length < 5) {
-              const bill = lateSpotBill(late.length, t)
-              late.push(bill)
-              yield* exchange.append("spot", [bill])
-            }
-          })
     const { bills: got, exit } = yield* collect(api.streamSpotBills(query), arrive)
     const lateSelected = selected(late, query)
     if (crowded.length > 0) {
@@ -112,21 +57,7 @@ const runCase = (c: SpotCase) => {
       expectExactly(got, expected, lateSelected)
       expectTimeOrder(got, c.order)
     }
-  }).pipe(
-    Effect.provide(
-      fakeStack({
-        exchange: {
-          bills: { spot: bills },
-          order: c.order,
-          bounds: c.bounds,
-          rateLimit: false,
-          ...(c.faults === undefined ? {} : { faults: { random: c.faults } })
-        },
-        config: { maxAttempts: 12, retryBaseDelay: 1, maxRetryDelay: 2 },
-        rateLimit: false
-      })
-    )
-  )
+  }).pipe(Effect.provide(walkStack("spot", bills, c)))
 }
 
 describe("streamSpotBills (property)", () => {

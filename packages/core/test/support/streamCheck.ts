@@ -19,10 +19,10 @@ export interface Collected<B> {
  * Drains `stream`, keeping what came before a failure; `onBill` runs after each bill (to append
  * bills to the exchange mid-walk).
  */
-export const collect = <B extends FundingBill | SpotBill, R>(
+export const collect = <B extends FundingBill | SpotBill, R, R2 = never>(
   stream: Stream.Stream<B, BillsError, R>,
-  onBill: (count: number) => Effect.Effect<void> = () => Effect.void
-): Effect.Effect<Collected<B>, never, R> =>
+  onBill: (count: number) => Effect.Effect<void, never, R2> = () => Effect.void
+): Effect.Effect<Collected<B>, never, R | R2> =>
   Effect.suspend(() => {
     const bills: Array<B> = []
     return stream.pipe(
