@@ -11,20 +11,7 @@ import {
   type SpotWireBill,
   type WireBill
 } from "../src/testing/index.js"
-
-const decimal = (text: string): BigDecimal.BigDecimal => BigDecimal.unsafeFromString(text)
-
-/** Checks that every bill's afterAmount is its coin's previous afterAmount plus its deltaAmount. */
-const expectExactChains = (bills: ReadonlyArray<WireBill>) => {
-  const balances = new Map<number, BigDecimal.BigDecimal>()
-  for (const bill of bills) {
-    const before = balances.get(bill.coinId) ?? BigDecimal.make(0n, 0)
-    const after = decimal(bill.afterAmount)
-    expect(BigDecimal.equals(BigDecimal.sum(before, decimal(bill.deltaAmount)), after), bill.billId).toBe(true)
-    expect(BigDecimal.isNegative(after)).toBe(false)
-    balances.set(bill.coinId, after)
-  }
-}
+import { expectExactChains } from "./support/balanceChains.js"
 
 const generate = { seed: 42, funding: 5000, spot: 5000, startMillis: 1_700_000_000_000, endMillis: 1_700_086_400_000 }
 
