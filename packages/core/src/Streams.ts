@@ -217,7 +217,26 @@ const checkResume = (operation: OperationName, cursor: QueryFields, given: Query
   return Effect.void
 }
 
-const pinnedEnd = (to: number | undefined) => Effect.map(Clock.currentTimeMillis, (now) => Math.min(to ?? now, now))
+/**
+ * Where a walk starts: the query checked, then its cursor (which must belong to it) or a fresh
+ * cursor from `fresh`, given the query and the end pinned to the clock now.
+ */
+const startWalk = <Q extends QueryFields, I, C extends QueryFields>(
+  operation: OperationName,
+  schema: Schema.Schema<Q, I>,
+  query: I & { readonly cursor?: C | undefined },
+  fresh: (valid: Q, end: number) => C
+): Effect.Effect<C, InvalidParams> =>
+  Effect.gen(function* () {
+    // The schema keeps the query's own fields and drops `cursor`.
+    const valid = yield* validate(operation, schema, query)
+    if (query.cursor !== undefined) {
+      yield* checkResume(operation, query.cursor, valid)
+      return query.cursor
+    }
+    const now = yield* Clock.currentTimeMillis
+    return fresh(valid, Math.min(valid.to ?? now, now))
+  })
 
 /** Pages from `first` on, each fetched only when the stream is pulled. */
 const walk = <C extends { readonly done: boolean }, P extends { readonly cursor: C }>(
@@ -245,23 +264,22 @@ export const makeStreams = (operations: {
   /** One spot call with parameters known to be valid. */
   readonly fetchSpot: (params: ValidSpotBillsParams) => Effect.Effect<ReadonlyArray<SpotBill>, BillsError>
 }) => {
-  const startFunding = Effect.fn("BillsApi.streamFunding.start")(function* (query: FundingBillsQuery) {
-    const { coinId, bizType, cursor, from, to } = query
-    const valid = yield* validate("fundingBills", FundingQuery, { from, to, coinId, bizType })
-    if (cursor !== undefined) {
-      yield* checkResume("fundingBills", cursor, valid)
-      return cursor
-    }
-    const end = yield* pinnedEnd(valid.to)
-    return new FundingCursor({
-      ...valid,
-      end,
-      pageIndex: 1,
-      previousPageBillIds: [],
-      requests: 0,
-      done: (valid.from ?? 0) >= end
-    })
-  })
+  const startFunding = Effect.fn("BillsApi.streamFunding.start")((query: FundingBillsQuery) =>
+    startWalk(
+      "fundingBills",
+      FundingQuery,
+      query,
+      (valid, end) =>
+        new FundingCursor({
+          ...valid,
+          end,
+          pageIndex: 1,
+          previousPageBillIds: [],
+          requests: 0,
+          done: (valid.from ?? 0) >= end
+        })
+    )
+  )
 
   const fundingPage = Effect.fn("BillsApi.streamFunding.page")(function* (cursor: FundingCursor) {
     const state: FundingWalkState = {
@@ -303,28 +321,23 @@ export const makeStreams = (operations: {
     } satisfies FundingPage
   })
 
-  const startSpot = Effect.fn("BillsApi.streamSpot.start")(function* (query: SpotBillsQuery) {
-    const { coinId, bizType, cursor, from, to } = query
-    const valid = yield* validate("spotBills", SpotQuery, { from, to, coinId, bizType })
-    if (cursor !== undefined) {
-      yield* checkResume("spotBills", cursor, valid)
-      return cursor
-    }
-    const end = yield* pinnedEnd(valid.to)
-    const lo = valid.from ?? 0
-    return new SpotCursor({
-      ...valid,
-      end,
-      lo,
-      hi: end - 1,
-      inclusiveAfter: false,
-      inclusiveBefore: false,
-      order: "unknown",
-      edgeBillIds: [],
-      requests: 0,
-      done: lo >= end
+  const startSpot = Effect.fn("BillsApi.streamSpot.start")((query: SpotBillsQuery) =>
+    startWalk("spotBills", SpotQuery, query, (valid, end) => {
+      const lo = valid.from ?? 0
+      return new SpotCursor({
+        ...valid,
+        end,
+        lo,
+        hi: end - 1,
+        inclusiveAfter: false,
+        inclusiveBefore: false,
+        order: "unknown",
+        edgeBillIds: [],
+        requests: 0,
+        done: lo >= end
+      })
     })
-  })
+  )
 
   const spotPage = Effect.fn("BillsApi.streamSpot.page")(function* (cursor: SpotCursor) {
     const request = spotRequest(cursor)
