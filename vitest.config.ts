@@ -1,6 +1,13 @@
 import { defineConfig } from "vitest/config"
 
+// Tests run the workspace packages from their sources: the "@account-bills/source" export
+// condition (also in tsconfig's customConditions and tsx's --conditions) picks src/*.ts.
+// The rest is Vite's default server conditions, which setting the list would otherwise drop.
+const conditions = ["@account-bills/source", "module", "node", "development|production"]
+
 export default defineConfig({
+  resolve: { conditions },
+  ssr: { resolve: { conditions } },
   test: {
     include: ["packages/*/test/**/*.test.ts", "examples/**/*.test.ts"],
     testTimeout: 60_000

@@ -32,7 +32,7 @@ export const runChild = <A>(
   nodeFlags: ReadonlyArray<string> = []
 ): Promise<A> =>
   new Promise((resolve, reject) => {
-    const loader = script.endsWith(".ts") ? ["--import", "tsx"] : []
+    const loader = script.endsWith(".ts") ? ["--conditions=@account-bills/source", "--import", "tsx"] : []
     const child = spawn(process.execPath, [...nodeFlags, ...loader, script, ...args], {
       stdio: ["ignore", "pipe", "inherit"]
     })
@@ -61,6 +61,8 @@ export const bundle = async (entry: string, outfile: string): Promise<string> =>
     bundle: true,
     platform: "node",
     format: "esm",
+    // The workspace packages from their sources, as everywhere in the repository.
+    conditions: ["@account-bills/source"],
     target: "node20",
     logLevel: "error",
     // CommonJS dependencies (undici) call require on node builtins.

@@ -23,7 +23,7 @@ export interface CliRun {
 }
 
 export const startCli = (args: ReadonlyArray<string>, env: Record<string, string>): CliRun => {
-  const child = spawn(process.execPath, ["--import", "tsx", bin, ...args], {
+  const child = spawn(process.execPath, ["--conditions=@account-bills/source", "--import", "tsx", bin, ...args], {
     cwd: root,
     env: { PATH: process.env.PATH ?? "", ...env },
     stdio: ["ignore", "pipe", "pipe"]
