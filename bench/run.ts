@@ -92,9 +92,13 @@ const fmt = (value: number, digits = 0): string =>
 /** Starts bench/server.ts and waits for its URL; the server ends when this process closes its stdin. */
 const startServer = (): Promise<{ readonly url: string; readonly stop: () => void }> =>
   new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--conditions=@account-bills/source", "--import", "tsx", here("./server.ts")], {
-      stdio: ["pipe", "pipe", "inherit"]
-    })
+    const child = spawn(
+      process.execPath,
+      ["--conditions=@account-bills/source", "--import", "tsx", here("./server.ts")],
+      {
+        stdio: ["pipe", "pipe", "inherit"]
+      }
+    )
     child.on("error", reject)
     child.on("exit", (code) => reject(new Error(`bench/server.ts exited with ${code}`)))
     createInterface({ input: child.stdout }).once("line", (line) => {

@@ -1,0 +1,45 @@
+/**
+ * Bundles the `bills` bin into dist/bin: one ESM entry with a shebang, and the code only a
+ * subcommand needs in chunks loaded by that subcommand (`import()` in cli/*Command.ts), so
+ * `bills --help` parses a few hundred kilobytes instead of resolving hundreds of modules.
+ *
+ * Everything is bundled, effect included: the bin is an application, so it carries the exact
+ * versions it was tested with and starts without resolving the user's peers.
+ */
+import * as esbuild from "esbuild"
+import { chmodSync } from "node:fs"
+import * as path from "node:path"
+import { fileURLToPath } from "node:url"
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..")
+const outdir = path.join(root, "dist/bin")
+
+const result = await esbuild.build({
+  entryPoints: { bills: path.join(root, "src/bin/bills.ts") },
+  outdir,
+  bundle: true,
+  splitting: true,
+  format: "esm",
+  platform: "node",
+  target: "node20",
+  minify: true,
+  // No source map: it would be ten times the bundle, and failures reach the user as one line.
+  sourcemap: false,
+  // The workspace's core from its sources, like tests and tsx scripts.
+  conditions: ["@account-bills/source"],
+  chunkNames: "chunks/[name]-[hash]",
+  outExtension: { ".js": ".js" },
+  metafile: true,
+  logLevel: "warning",
+  banner: {
+    // The shebang comes from src/bin/bills.ts. CommonJS dependencies (undici) call require on
+    // node builtins, which an ESM bundle has to provide.
+    js: 'import { createRequire as __createRequire } from "node:module"; const require = __createRequire(import.meta.url);'
+  }
+})
+
+chmodSync(path.join(outdir, "bills.js"), 0o755)
+const outputs = Object.entries(result.metafile.outputs).filter(([file]) => file.endsWith(".js"))
+for (const [file, output] of outputs) {
+  console.log(`${path.relative(root, file)}  ${(output.bytes / 1024).toFixed(0)} kB`)
+}
