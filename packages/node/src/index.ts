@@ -12,5 +12,5 @@ export { type ExportRequest, type ExportSummary, exportBills } from "./cli/Expor
 export * as BillFormat from "./cli/BillFormat.js"
 /** The local exchange on loopback. @since 0.1.0 */
 export * from "./FakeExchangeServer.js"
-/** Failure to write an export. @since 0.1.0 */
-export { OutputError } from "./cli/LineSink.js"
+/** Failure to write an export, or its reader gone. @since 0.1.0 */
+export { OutputClosed, OutputError } from "./cli/LineSink.js"

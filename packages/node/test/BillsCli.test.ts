@@ -119,6 +119,25 @@ describe("bills export, as a process against the local exchange", () => {
     expect(result.stderr).toContain("https")
   })
 
+  it("a reader that stops early (| head -1): exit 0, no stack trace, no further requests", async () => {
+    const before = await requestCount()
+    const whole = await runCli(["export", "--account", "spot", "--out", os.devNull], env())
+    expect(whole.code).toBe(0)
+    const wholeRequests = (await requestCount()) - before
+
+    const start = await requestCount()
+    const run = startCli(["export", "--account", "spot", "--max-rps", "2"], env())
+    await run.linesAtLeast(1)
+    run.child.stdout?.destroy()
+    const result = await run.result
+    expect(result.code).toBe(0)
+    expect(result.signal).toBeNull()
+    expect(result.stderr).not.toContain("EPIPE")
+    expect(result.stderr).not.toContain("    at ")
+    // The export stopped at the first write that found the pipe closed, well before the end.
+    expect((await requestCount()) - start).toBeLessThan(wholeRequests / 2)
+  })
+
   it("Ctrl-C: exit 130 and only whole lines", async () => {
     const run = startCli(["export", "--account", "spot", "--max-rps", "1"], env())
     await run.linesAtLeast(1)

@@ -54,7 +54,7 @@ export interface ExportSummary extends ProgressCounts {
 export const exportBills = (
   request: ExportRequest,
   options: { readonly live: boolean; readonly requests: Effect.Effect<number> }
-): Effect.Effect<ExportSummary, BillsError | LineSink.OutputError, BillsApi> =>
+): Effect.Effect<ExportSummary, BillsError | LineSink.OutputError | LineSink.OutputClosed, BillsApi> =>
   Effect.gen(function* () {
     const api = yield* BillsApi
     const sink = yield* LineSink.open(request.out)

@@ -22,22 +22,54 @@ export class OutputError extends Data.TaggedError("OutputError")<{ readonly targ
 }
 
 /**
+ * The reader of standard output closed it (`bills export ... | head -1`): the export stops
+ * there, quietly and with exit code 0, as the reader has all it asked for.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class OutputClosed extends Data.TaggedError("OutputClosed")<{ readonly target: string }> {
+  override get message(): string {
+    return `the reader of ${this.target} closed it`
+  }
+}
+
+/**
  * A sink of text.
  *
  * @since 0.1.0
  */
 export interface LineSink {
-  readonly write: (text: string) => Effect.Effect<void, OutputError>
+  readonly write: (text: string) => Effect.Effect<void, OutputError | OutputClosed>
 }
 
 const writeTo = (target: string, stream: Writable) => (text: string) =>
   text === ""
     ? Effect.void
-    : Effect.async<void, OutputError>((resume) => {
+    : Effect.async<void, OutputError | OutputClosed>((resume) => {
         stream.write(text, (error) =>
-          resume(error ? Effect.fail(new OutputError({ target, reason: error.message })) : Effect.void)
+          resume(
+            error === undefined || error === null
+              ? Effect.void
+              : "code" in error && error.code === "EPIPE"
+                ? Effect.fail(new OutputClosed({ target }))
+                : Effect.fail(new OutputError({ target, reason: error.message }))
+          )
         )
       })
+
+/**
+ * While the sink is open, a write error on stdout reaches its write callback, which fails the
+ * export; without this listener the same error, emitted as an event, would crash the process.
+ */
+const ignoreErrorEvents = (stream: Writable): Effect.Effect<unknown, never, Scope.Scope> => {
+  const listener = () => {}
+  return Effect.acquireRelease(
+    Effect.sync(() => stream.on("error", listener)),
+    // A stream that failed may still emit its error after the export has stopped.
+    () => Effect.sync(() => (stream.errored === null ? stream.off("error", listener) : stream))
+  )
+}
 
 /**
  * Opens `path` for writing (truncating it), or uses standard output when `path` is undefined.
@@ -46,7 +78,9 @@ const writeTo = (target: string, stream: Writable) => (text: string) =>
  * @since 0.1.0
  */
 export const open = (path: string | undefined): Effect.Effect<LineSink, OutputError, Scope.Scope> => {
-  if (path === undefined) return Effect.succeed({ write: writeTo("standard output", process.stdout) })
+  if (path === undefined) {
+    return Effect.as(ignoreErrorEvents(process.stdout), { write: writeTo("standard output", process.stdout) })
+  }
   return Effect.acquireRelease(
     Effect.async<fs.WriteStream, OutputError>((resume) => {
       const stream = fs.createWriteStream(path, { flags: "w" })

@@ -62,6 +62,8 @@ export const main = (argv: ReadonlyArray<string>): Effect.Effect<number> => {
           if (ValidationError.isHelpRequested(error)) return Effect.succeed(ExitCode.ok)
           return report(firstLine(cliErrors.join("\n")), ExitCode.usage)
         }
+        // `| head` has all it wanted: like a finished export, not like a failure.
+        if (error._tag === "OutputClosed") return Effect.succeed(ExitCode.ok)
         const code =
           error._tag === "UsageError"
             ? ExitCode.usage
