@@ -19,6 +19,7 @@ import { type BillsError, BillsIncomplete } from "./Errors.js"
 import { balanceBefore, type Direction, type FeeRuleName, feeRuleNames, makeChain } from "./internal/ledgerChain.js"
 import { mergeByTime } from "./internal/ledgerMerge.js"
 import { validate } from "./internal/validate.js"
+import { startNotAfterEnd } from "./internal/windowOrder.js"
 import { TimeBound, type TimeInput } from "./Params.js"
 import type { FundingPage } from "./Streams.js"
 
@@ -147,11 +148,7 @@ const LedgerQuerySchema = Schema.Struct({
   coinId: Schema.optional(Schema.Int.pipe(Schema.positive({ message: () => "must be a positive integer" }))),
   account: Schema.optional(Schema.Literal("funding", "spot", "all"))
 }).pipe(
-  Schema.filter((query) =>
-    query.from === undefined || query.to === undefined || query.from <= query.to
-      ? undefined
-      : { path: ["from"], message: "from must not be after to" }
-  )
+  Schema.filter((query) => startNotAfterEnd("from", "to", query.from, query.to))
 )
 
 interface Window {

@@ -6,6 +6,7 @@
  */
 import * as DateTime from "effect/DateTime"
 import * as Schema from "effect/Schema"
+import { startNotAfterEnd } from "./internal/windowOrder.js"
 import { fundingBizTypes, maxPageSize, spotBizTypes } from "./Operation.js"
 
 /**
@@ -51,11 +52,6 @@ const bizTypeOf = <const Values extends ReadonlyArray<string>>(values: Values) =
 
 const CoinId = Schema.Int.pipe(Schema.positive({ message: () => "must be a positive integer" }))
 
-/** Start must not be after end; the failure is reported on the start field. */
-const ordered = (startKey: string, endKey: string, start: number | undefined, end: number | undefined) =>
-  start === undefined || end === undefined || start <= end
-    ? undefined
-    : { path: [startKey], message: `${startKey} must not be after ${endKey}` }
 
 /**
  * Parameters of the funding operation.
@@ -71,7 +67,7 @@ export const FundingBillsParams = Schema.Struct({
     Schema.Int.pipe(Schema.greaterThanOrEqualTo(1, { message: () => "must be an integer of at least 1" }))
   ),
   pageSize: Schema.optional(pageSizeRule)
-}).pipe(Schema.filter((params) => ordered("startTime", "endTime", params.startTime, params.endTime)))
+}).pipe(Schema.filter((params) => startNotAfterEnd("startTime", "endTime", params.startTime, params.endTime)))
 
 /**
  * What a caller passes to `fundingBills`.
@@ -91,7 +87,7 @@ export const SpotBillsParams = Schema.Struct({
   after: Schema.optional(TimeBound),
   before: Schema.optional(TimeBound),
   limit: Schema.optional(pageSizeRule)
-}).pipe(Schema.filter((params) => ordered("after", "before", params.after, params.before)))
+}).pipe(Schema.filter((params) => startNotAfterEnd("after", "before", params.after, params.before)))
 
 /**
  * What a caller passes to `spotBills`.

@@ -28,6 +28,7 @@ import { type BillsError, InvalidParams } from "./Errors.js"
 import { type FundingWalkState, fundingRequest, fundingStep } from "./internal/fundingWalk.js"
 import { spotRequest, spotStep } from "./internal/spotWalk.js"
 import { validate } from "./internal/validate.js"
+import { startNotAfterEnd } from "./internal/windowOrder.js"
 import { maxPageSize, type OperationName } from "./Operation.js"
 import {
   FundingBillsParams,
@@ -77,9 +78,7 @@ export interface SpotBillsQuery {
 }
 
 const windowRule = (query: { readonly from?: number | undefined; readonly to?: number | undefined }) =>
-  query.from === undefined || query.to === undefined || query.from <= query.to
-    ? undefined
-    : { path: ["from"], message: "from must not be after to" }
+  startNotAfterEnd("from", "to", query.from, query.to)
 
 const FundingQuery = Schema.Struct({
   from: Schema.optional(TimeBound),
