@@ -147,9 +147,7 @@ const LedgerQuerySchema = Schema.Struct({
   to: Schema.optional(TimeBound),
   coinId: Schema.optional(Schema.Int.pipe(Schema.positive({ message: () => "must be a positive integer" }))),
   account: Schema.optional(Schema.Literal("funding", "spot", "all"))
-}).pipe(
-  Schema.filter((query) => startNotAfterEnd("from", "to", query.from, query.to))
-)
+}).pipe(Schema.filter((query) => startNotAfterEnd("from", "to", query.from, query.to)))
 
 interface Window {
   readonly accounts: ReadonlyArray<LedgerAccount>

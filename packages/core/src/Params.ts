@@ -52,7 +52,6 @@ const bizTypeOf = <const Values extends ReadonlyArray<string>>(values: Values) =
 
 const CoinId = Schema.Int.pipe(Schema.positive({ message: () => "must be a positive integer" }))
 
-
 /**
  * Parameters of the funding operation.
  *

@@ -17,7 +17,7 @@ import { FakeExchangeServer } from "../FakeExchangeServer.js"
 import { NodeBillsApi } from "../NodeBillsApi.js"
 import type { Account } from "./BillFormat.js"
 import { plain } from "./CoinSummary.js"
-import { countingUndici } from "./ExportCommand.js"
+import { countingUndici } from "./ExportRun.js"
 import { type ExportSummary, exportBills } from "./ExportBills.js"
 
 /**

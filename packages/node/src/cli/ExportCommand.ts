@@ -1,18 +1,12 @@
 /**
- * `bills export`: the flags of DESIGN section 6, wired to the export job.
+ * `bills export`: the flags of DESIGN section 6. What runs them is loaded when the subcommand
+ * runs (ExportRun.ts), so the bundled bin answers `--help` without it.
  *
  * @since 0.1.0
  */
 import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
-import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
-import * as HttpClient from "@effect/platform/HttpClient"
 import * as Effect from "effect/Effect"
-import * as Layer from "effect/Layer"
-import * as Ref from "effect/Ref"
-import { NodeBillsApi } from "../NodeBillsApi.js"
-import { exportBills } from "./ExportBills.js"
-import { validateExportFlags } from "./ExportFlags.js"
 import { windowFlags } from "./WindowFlags.js"
 
 const flags = {
@@ -28,32 +22,14 @@ const flags = {
 }
 
 /**
- * HttpClient over undici that counts the requests it sends, for the progress line.
- *
- * @since 0.1.0
- */
-export const countingUndici = Effect.map(Ref.make(0), (count) => ({
-  requests: Ref.get(count),
-  layer: Layer.effect(
-    HttpClient.HttpClient,
-    Effect.map(
-      HttpClient.HttpClient,
-      HttpClient.tapRequest(() => Ref.update(count, (n) => n + 1))
-    )
-  ).pipe(Layer.provide(NodeHttpClient.layerUndici))
-}))
-
-/**
  * The `export` subcommand.
  *
  * @since 0.1.0
+ * @category commands
  */
 export const exportCommand = Command.make("export", flags, (parsed) =>
-  Effect.gen(function* () {
-    const { request, maxRps } = yield* validateExportFlags(parsed)
-    const http = yield* countingUndici
-    yield* exportBills(request, { live: process.stderr.isTTY === true, requests: http.requests }).pipe(
-      Effect.provide(NodeBillsApi.layerConfig({ rateLimit: { limit: maxRps }, httpClient: http.layer }))
-    )
-  })
+  Effect.flatMap(
+    Effect.promise(() => import("./ExportRun.js")),
+    (run) => run.runExport(parsed)
+  )
 ).pipe(Command.withDescription("export one account's bills as NDJSON or CSV"))

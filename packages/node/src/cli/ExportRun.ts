@@ -1,0 +1,47 @@
+/**
+ * What `bills export` runs once its flags are parsed: checks them, then exports over undici.
+ * Loaded only by that subcommand (see ExportCommand.ts), so `bills --help` does not parse the
+ * client, the schemas or undici.
+ *
+ * @since 0.1.0
+ */
+import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
+import * as HttpClient from "@effect/platform/HttpClient"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Ref from "effect/Ref"
+import { NodeBillsApi } from "../NodeBillsApi.js"
+import { exportBills } from "./ExportBills.js"
+import { type ExportFlags, validateExportFlags } from "./ExportFlags.js"
+
+/**
+ * HttpClient over undici that counts the requests it sends, for the progress line.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const countingUndici = Effect.map(Ref.make(0), (count) => ({
+  requests: Ref.get(count),
+  layer: Layer.effect(
+    HttpClient.HttpClient,
+    Effect.map(
+      HttpClient.HttpClient,
+      HttpClient.tapRequest(() => Ref.update(count, (n) => n + 1))
+    )
+  ).pipe(Layer.provide(NodeHttpClient.layerUndici))
+}))
+
+/**
+ * Runs `bills export` with the parsed flags.
+ *
+ * @since 0.1.0
+ * @category commands
+ */
+export const runExport = (parsed: ExportFlags) =>
+  Effect.gen(function* () {
+    const { request, maxRps } = yield* validateExportFlags(parsed)
+    const http = yield* countingUndici
+    yield* exportBills(request, { live: process.stderr.isTTY === true, requests: http.requests }).pipe(
+      Effect.provide(NodeBillsApi.layerConfig({ rateLimit: { limit: maxRps }, httpClient: http.layer }))
+    )
+  })
