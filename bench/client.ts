@@ -3,7 +3,7 @@
  * and awaited in an Effect fiber) and the bare transport. Client processes load only this, so
  * what they measure is the client's own (not the testing kit's, nor the bundler's).
  */
-import { BillsApi, BillsConfig, BillsRateLimiter, operationPath, Signature, Signer } from "@account-bills/core"
+import { BillsApi, BillsConfig, BillsRateLimiter, Signature, Signer } from "@account-bills/core"
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import * as HttpClient from "@effect/platform/HttpClient"
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
@@ -13,6 +13,8 @@ import * as ManagedRuntime from "effect/ManagedRuntime"
 import * as Redacted from "effect/Redacted"
 import * as Stream from "effect/Stream"
 import { Agent, request } from "undici"
+// The raw baseline speaks the wire protocol itself, so it takes the paths from the plumbing.
+import { operationPath } from "../packages/core/src/internal/protocol.js"
 
 /** The lazy spot history every throughput, memory and scaling run walks. */
 export const dataSet = {

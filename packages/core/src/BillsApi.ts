@@ -15,11 +15,10 @@ import type { BillsError } from "./Errors.js"
 import { decodeData, makeExchangeRequest } from "./internal/exchangeRequest.js"
 import * as FastDecode from "./internal/fastDecode.js"
 import { validate } from "./internal/validate.js"
+import { fundingBody, spotBody } from "./internal/requestBody.js"
 import {
   FundingBillsParams,
-  fundingBody,
   SpotBillsParams,
-  spotBody,
   type ValidFundingBillsParams,
   type ValidSpotBillsParams
 } from "./Params.js"

@@ -10,6 +10,7 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
+import { validateBaseUrl } from "./internal/baseUrl.js"
 
 /**
  * Settings of the client. Every field has a default.
@@ -49,12 +50,8 @@ export type BillsConfigInput = {
     : BillsConfigShape[K]
 }
 
-/**
- * The defaults: WEEX's spot API, en-US, 10 s per attempt, 5 attempts.
- *
- * @since 0.1.0
- */
-export const defaults: BillsConfigShape = {
+/** WEEX's spot API, en-US, 10 s per attempt, 5 attempts; public as `BillsConfig.defaults`. */
+const defaults: BillsConfigShape = {
   baseUrl: "https://api-spot.weex.com",
   locale: "en-US",
   requestTimeout: Duration.seconds(10),
@@ -63,37 +60,15 @@ export const defaults: BillsConfigShape = {
   maxRetryDelay: Duration.seconds(10)
 }
 
-const loopbackHosts = new Set(["localhost", "127.0.0.1", "[::1]", "::1"])
-
-/**
- * Checks a base URL: https anywhere, plain http only to a loopback host, because the
- * requests carry the API key and passphrase.
- *
- * @since 0.1.0
- */
-export const validateBaseUrl = (input: string): Either.Either<string, string> => {
-  let url: URL
-  try {
-    url = new URL(input)
-  } catch {
-    return Either.left(`base URL ${JSON.stringify(input)} is not a URL`)
-  }
-  if (url.protocol === "https:") return Either.right(url.origin + url.pathname.replace(/\/+$/, ""))
-  if (url.protocol === "http:") {
-    const loopback = loopbackHosts.has(url.hostname) || /^127\.\d+\.\d+\.\d+$/.test(url.hostname)
-    return loopback
-      ? Either.right(url.origin + url.pathname.replace(/\/+$/, ""))
-      : Either.left(`base URL ${url.origin} uses plain http to a host that is not loopback; use https`)
-  }
-  return Either.left(`base URL ${url.origin} must use https (or http to a loopback host)`)
-}
-
 /**
  * The client's settings.
  *
  * @since 0.1.0
  */
 export class BillsConfig extends Context.Tag("@account-bills/core/BillsConfig")<BillsConfig, BillsConfigShape>() {
+  /** The settings when nothing is overridden: WEEX's spot API, en-US, 10 s per attempt, 5 attempts. */
+  static readonly defaults: BillsConfigShape = defaults
+
   /**
    * Settings from defaults and overrides; fails with a `ConfigError` on a bad base URL,
    * attempt count or request timeout.

@@ -13,23 +13,6 @@
 export type OperationName = "fundingBills" | "spotBills"
 
 /**
- * Request path of each operation, exactly as it enters the signature.
- *
- * @since 0.1.0
- */
-export const operationPath: Readonly<Record<OperationName, string>> = {
-  fundingBills: "/api/v2/account/fundingBills",
-  spotBills: "/api/v2/account/bills"
-}
-
-/**
- * Path of the public server-time endpoint used to measure clock skew.
- *
- * @since 0.1.0
- */
-export const serverTimePath = "/api/v2/public/time"
-
-/**
  * bizType filter values the funding operation accepts.
  *
  * @since 0.1.0
@@ -97,10 +80,3 @@ export const isSpotBizType = (value: string): value is SpotBizType =>
  * @since 0.1.0
  */
 export const maxPageSize = 100
-
-/**
- * The success code of the envelope; any other code is a failure.
- *
- * @since 0.1.0
- */
-export const successCode = "00000"

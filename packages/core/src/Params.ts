@@ -106,38 +106,3 @@ export type ValidFundingBillsParams = typeof FundingBillsParams.Type
  * @since 0.1.0
  */
 export type ValidSpotBillsParams = typeof SpotBillsParams.Type
-
-const jsonBody = (fields: ReadonlyArray<readonly [string, string | number | undefined]>): string =>
-  JSON.stringify(Object.fromEntries(fields.filter(([, value]) => value !== undefined)))
-
-const digits = (millis: number | undefined): string | undefined => (millis === undefined ? undefined : String(millis))
-
-/**
- * The JSON body text of a funding request: time bounds as digit strings, absent fields left
- * out, keys in a fixed order so the signed bytes are reproducible.
- *
- * @since 0.1.0
- */
-export const fundingBody = (params: ValidFundingBillsParams): string =>
-  jsonBody([
-    ["coinId", params.coinId],
-    ["bizType", params.bizType],
-    ["startTime", digits(params.startTime)],
-    ["endTime", digits(params.endTime)],
-    ["pageIndex", params.pageIndex],
-    ["pageSize", params.pageSize]
-  ])
-
-/**
- * The JSON body text of a spot request, like `fundingBody`.
- *
- * @since 0.1.0
- */
-export const spotBody = (params: ValidSpotBillsParams): string =>
-  jsonBody([
-    ["coinId", params.coinId],
-    ["bizType", params.bizType],
-    ["after", digits(params.after)],
-    ["before", digits(params.before)],
-    ["limit", params.limit]
-  ])

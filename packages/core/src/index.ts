@@ -1,30 +1,83 @@
 /**
  * @account-bills/core: an Effect client for the Account Bill Ledger Query Interface.
  *
+ * The public surface is flat named exports: the services (`BillsApi`, `BillsConfig`, `Signer`,
+ * `BillsRateLimiter`) are classes whose statics (`layer`, `make`, ...) already act as their
+ * namespace, so `BillsApi.BillsApi` would only stutter. Modules that are collections of
+ * functions (`Amount`, `Signature`, `Ledger`) are namespaces. Every name below is a promise
+ * kept across 0.1.x; the plumbing behind them lives in `internal/` and is not exported.
+ *
  * @since 0.1.0
  */
 
-/** Exact decimal amounts. @since 0.1.0 */
+/**
+ * Exact decimal amounts.
+ *
+ * @since 0.1.0
+ * @category modules
+ */
 export * as Amount from "./Amount.js"
-/** Records and pages. @since 0.1.0 */
-export * from "./Bill.js"
-/** The client. @since 0.1.0 */
-export * from "./BillsApi.js"
-/** Settings. @since 0.1.0 */
-export * from "./BillsConfig.js"
-/** Rate limiting. @since 0.1.0 */
-export * from "./BillsRateLimiter.js"
-/** Typed errors. @since 0.1.0 */
-export * from "./Errors.js"
-/** Shared facts about the two operations. @since 0.1.0 */
-export * from "./Operation.js"
-/** Request parameters. @since 0.1.0 */
-export * from "./Params.js"
-/** The signature scheme. @since 0.1.0 */
-export * as Signature from "./Signature.js"
-/** The request signer. @since 0.1.0 */
-export * from "./Signer.js"
-/** Stream queries and pages. @since 0.1.0 */
-export * from "./Streams.js"
-/** The ledger of both accounts and its audit. @since 0.1.0 */
+export {
+  BillId,
+  type BizTypeOf,
+  CTime,
+  FundingBill,
+  FundingBillFromWire,
+  FundingBillsPage,
+  RawRecord,
+  SpotBill,
+  SpotBillFromWire,
+  SpotBills
+} from "./Bill.js"
+export { BillsApi, type BillsApiShape } from "./BillsApi.js"
+export { BillsConfig, type BillsConfigInput, type BillsConfigShape } from "./BillsConfig.js"
+export { BillsRateLimiter, type BillsRateLimiterShape, type RateLimitOptions } from "./BillsRateLimiter.js"
+export {
+  BillsApiError,
+  BillsApiErrorReason,
+  BillsDecodeError,
+  type BillsError,
+  BillsIncomplete,
+  BillsTransportError,
+  InvalidParams
+} from "./Errors.js"
+/**
+ * The ledger of both accounts and its audit.
+ *
+ * @since 0.1.0
+ * @category modules
+ */
 export * as Ledger from "./Ledger.js"
+export {
+  type FundingBizType,
+  fundingBizTypes,
+  isFundingBizType,
+  isSpotBizType,
+  maxPageSize,
+  type OperationName,
+  type SpotBizType,
+  spotBizTypes
+} from "./Operation.js"
+export {
+  FundingBillsParams,
+  SpotBillsParams,
+  type TimeInput,
+  type ValidFundingBillsParams,
+  type ValidSpotBillsParams
+} from "./Params.js"
+/**
+ * The signature scheme.
+ *
+ * @since 0.1.0
+ * @category modules
+ */
+export * as Signature from "./Signature.js"
+export { type Credentials, credentialsConfig, type RequestToSign, Signer, type SignerShape } from "./Signer.js"
+export {
+  FundingCursor,
+  type FundingBillsQuery,
+  type FundingPage,
+  SpotCursor,
+  type SpotBillsQuery,
+  type SpotPage
+} from "./Streams.js"

@@ -9,9 +9,9 @@ import {
   type BillsError,
   BillsIncomplete,
   BillsTransportError,
-  InvalidParams,
-  reasonOf
+  InvalidParams
 } from "../src/index.js"
+import { reasonOf } from "../src/internal/errorReason.js"
 import { isClockSkew, isTransient } from "../src/internal/retry.js"
 import { FakeExchange, FakeFault } from "../src/testing/index.js"
 import { fakeStack, runOnTestClock } from "./support/fakeStack.js"

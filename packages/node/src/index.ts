@@ -1,16 +1,25 @@
 /**
  * @account-bills/node: Node.js layers, the local exchange server and the command line.
  *
+ * Flat named exports, like @account-bills/core: `NodeBillsApi` and `FakeExchangeServer` carry
+ * their constructors as members, and `BillFormat` is a namespace of functions.
+ *
  * @since 0.1.0
  */
 
-/** The client stack for Node.js. @since 0.1.0 */
-export * from "./NodeBillsApi.js"
-/** The export job behind `bills export`, for programs. @since 0.1.0 */
-export { type ExportRequest, type ExportSummary, exportBills } from "./cli/ExportBills.js"
-/** NDJSON and CSV lines of bills. @since 0.1.0 */
+/**
+ * NDJSON and CSV lines of bills.
+ *
+ * @since 0.1.0
+ * @category modules
+ */
 export * as BillFormat from "./cli/BillFormat.js"
-/** The local exchange on loopback. @since 0.1.0 */
-export * from "./FakeExchangeServer.js"
-/** Failure to write an export, or its reader gone. @since 0.1.0 */
+export { type ExportRequest, type ExportSummary, exportBills } from "./cli/ExportBills.js"
 export { OutputClosed, OutputError } from "./cli/LineSink.js"
+export {
+  FakeExchangeServer,
+  FakeExchangeServerError,
+  type FakeExchangeServerService,
+  type ListenOptions
+} from "./FakeExchangeServer.js"
+export { NodeBillsApi, type NodeBillsApiOptions } from "./NodeBillsApi.js"

@@ -5,7 +5,8 @@
  * @since 0.1.0
  */
 import * as Effect from "effect/Effect"
-import { type OperationName, operationPath } from "../Operation.js"
+import { operationPath } from "../internal/protocol.js"
+import type { OperationName } from "../Operation.js"
 import * as Signature from "../Signature.js"
 import { defaultCredentials, type FakeCredentials } from "./FakeExchange.js"
 import type { FakeRequest } from "./FakeProtocol.js"

@@ -1,0 +1,35 @@
+/**
+ * The JSON bodies the client signs and sends, built from checked parameters.
+ */
+import type { ValidFundingBillsParams, ValidSpotBillsParams } from "../Params.js"
+
+const jsonBody = (fields: ReadonlyArray<readonly [string, string | number | undefined]>): string =>
+  JSON.stringify(Object.fromEntries(fields.filter(([, value]) => value !== undefined)))
+
+const digits = (millis: number | undefined): string | undefined => (millis === undefined ? undefined : String(millis))
+
+/**
+ * The JSON body text of a funding request: time bounds as digit strings, absent fields left
+ * out, keys in a fixed order so the signed bytes are reproducible.
+ */
+export const fundingBody = (params: ValidFundingBillsParams): string =>
+  jsonBody([
+    ["coinId", params.coinId],
+    ["bizType", params.bizType],
+    ["startTime", digits(params.startTime)],
+    ["endTime", digits(params.endTime)],
+    ["pageIndex", params.pageIndex],
+    ["pageSize", params.pageSize]
+  ])
+
+/**
+ * The JSON body text of a spot request, like `fundingBody`.
+ */
+export const spotBody = (params: ValidSpotBillsParams): string =>
+  jsonBody([
+    ["coinId", params.coinId],
+    ["bizType", params.bizType],
+    ["after", digits(params.after)],
+    ["before", digits(params.before)],
+    ["limit", params.limit]
+  ])
