@@ -36,6 +36,7 @@ import {
   windowOf
 } from "./client.js"
 import { bundle, lazyExchange, runChild } from "./common.js"
+import { measureStartup } from "./startup.js"
 
 const quick = process.argv.includes("--quick")
 const here = (file: string) => fileURLToPath(new URL(file, import.meta.url))
@@ -47,7 +48,9 @@ const plan = quick
       decodeBatches: 5,
       decodePages: 200,
       saturationRequests: 25,
-      scaling: [10_000, 50_000]
+      scaling: [10_000, 50_000],
+      startupRuns: 5,
+      startupSourceRuns: 1
     }
   : {
       pairs: 6,
@@ -55,7 +58,9 @@ const plan = quick
       decodeBatches: 7,
       decodePages: 1_000,
       saturationRequests: 60,
-      scaling: [10_000, 100_000, 1_000_000]
+      scaling: [10_000, 100_000, 1_000_000],
+      startupRuns: 11,
+      startupSourceRuns: 3
     }
 
 interface Row {
@@ -354,6 +359,17 @@ const scaling = async (url: string) => {
   )
 }
 
+// 6. Start-up of the command line: the bundled bin against node itself.
+const startup = async () => {
+  const figures = await measureStartup(plan.startupRuns, plan.startupSourceRuns)
+  results.startup = figures
+  const section = "6 start-up"
+  row(section, `node -e 0, ms (median of ${figures.runs})`, fmt(figures.nodeMillis))
+  row(section, `bills --help, bundled bin, ms (median of ${figures.runs})`, fmt(figures.binMillis))
+  row(section, "ratio bills --help / node -e 0", fmt(figures.ratio, 1), "<= 5 (best <= 3)", figures.ratio <= 5)
+  row(section, `bills --help from sources under tsx, ms (median of ${figures.sourceRuns})`, fmt(figures.sourceMillis))
+}
+
 const printTable = () => {
   const header = ["section", "metric", "value", "goal", ""]
   const lines = rows.map((r) => [
@@ -384,6 +400,8 @@ const main = async () => {
     await saturation()
     console.error("4/5. memory and scaling (child processes) ...")
     await scaling(server.url)
+    console.error("6. command-line start-up (child processes) ...")
+    await startup()
   } catch (error) {
     failures.push(String(error))
   } finally {
