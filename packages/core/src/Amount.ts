@@ -5,6 +5,7 @@
  * @since 0.1.0
  */
 import * as Schema from "effect/Schema"
+import { decimalPattern } from "./internal/grammar.js"
 
 /**
  * A plain decimal string: optional minus, digits, optionally a point and more digits.
@@ -13,7 +14,7 @@ import * as Schema from "effect/Schema"
  * @since 0.1.0
  */
 export const DecimalString = Schema.String.pipe(
-  Schema.pattern(/^-?\d+(\.\d+)?$/, {
+  Schema.pattern(decimalPattern, {
     identifier: "DecimalString",
     message: (issue) => `expected a plain decimal string like "-250.0", got ${JSON.stringify(issue.actual)}`
   })

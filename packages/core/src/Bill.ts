@@ -9,6 +9,7 @@ import * as DateTime from "effect/DateTime"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import { Amount } from "./Amount.js"
+import { idPattern, millisPattern } from "./internal/grammar.js"
 import type { fundingBizTypes, spotBizTypes } from "./Operation.js"
 
 /**
@@ -17,7 +18,7 @@ import type { fundingBizTypes, spotBizTypes } from "./Operation.js"
  * @since 0.1.0
  */
 export const CTime = Schema.transformOrFail(
-  Schema.Union(Schema.String.pipe(Schema.pattern(/^\d{1,15}$/)), Schema.NonNegativeInt),
+  Schema.Union(Schema.String.pipe(Schema.pattern(millisPattern)), Schema.NonNegativeInt),
   Schema.DateTimeUtcFromSelf,
   {
     strict: true,
@@ -38,7 +39,7 @@ export const CTime = Schema.transformOrFail(
  *
  * @since 0.1.0
  */
-export const BillId = Schema.String.pipe(Schema.pattern(/^\d+$/), Schema.brand("BillId"))
+export const BillId = Schema.String.pipe(Schema.pattern(idPattern), Schema.brand("BillId"))
 
 /**
  * @since 0.1.0

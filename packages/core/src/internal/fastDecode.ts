@@ -11,10 +11,8 @@ import * as DateTime from "effect/DateTime"
 import * as Option from "effect/Option"
 import type { Mutable } from "effect/Types"
 import { type BillId, FundingBill, FundingBillsPage, type RawRecord, SpotBill } from "../Bill.js"
+import { decimalPattern, idPattern, millisPattern } from "./grammar.js"
 
-const decimalPattern = /^-?\d+(\.\d+)?$/
-const idPattern = /^\d+$/
-const timePattern = /^\d{1,15}$/
 /** Below the largest time a `DateTime` holds, so no check of `DateTime.make` can fail. */
 const maxMillis = 999_999_999_999_999
 
@@ -41,7 +39,7 @@ const optionalAmount = (value: unknown): Option.Option<BigDecimal.BigDecimal> | 
 
 const cTime = (value: unknown): DateTime.Utc | undefined => {
   const millis =
-    typeof value === "string" && timePattern.test(value)
+    typeof value === "string" && millisPattern.test(value)
       ? Number(value)
       : typeof value === "number" && Number.isSafeInteger(value) && value >= 0 && value <= maxMillis
         ? value
