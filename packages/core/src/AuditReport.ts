@@ -44,7 +44,7 @@ const canonical = BigDecimal.normalize
  *
  * @since 0.1.0
  */
-export class BillRef extends Schema.Class<BillRef>("@account-bills/BillRef")({
+export class BillRef extends Schema.Class<BillRef>("@account-bills/core/BillRef")({
   billId: Schema.String,
   cTime: Schema.DateTimeUtc,
   bizType: Schema.String,
@@ -71,7 +71,7 @@ export class BillRef extends Schema.Class<BillRef>("@account-bills/BillRef")({
  *
  * @since 0.1.0
  */
-export class ChainBreak extends Schema.Class<ChainBreak>("@account-bills/ChainBreak")({
+export class ChainBreak extends Schema.Class<ChainBreak>("@account-bills/core/ChainBreak")({
   /** The last bill before the break. */
   earlier: BillRef,
   /** The first bill after the break. */
@@ -92,7 +92,7 @@ export class ChainBreak extends Schema.Class<ChainBreak>("@account-bills/ChainBr
  *
  * @since 0.1.0
  */
-export class CoinAudit extends Schema.Class<CoinAudit>("@account-bills/CoinAudit")({
+export class CoinAudit extends Schema.Class<CoinAudit>("@account-bills/core/CoinAudit")({
   account: LedgerAccount,
   coinId: Schema.Int,
   coinName: Schema.String,
@@ -123,7 +123,7 @@ export class CoinAudit extends Schema.Class<CoinAudit>("@account-bills/CoinAudit
  *
  * @since 0.1.0
  */
-export class AccountAudit extends Schema.Class<AccountAudit>("@account-bills/AccountAudit")({
+export class AccountAudit extends Schema.Class<AccountAudit>("@account-bills/core/AccountAudit")({
   account: LedgerAccount,
   bills: Schema.NonNegativeInt,
   /** The rule over all coins of the account. */
@@ -143,7 +143,7 @@ export class AccountAudit extends Schema.Class<AccountAudit>("@account-bills/Acc
  *
  * @since 0.1.0
  */
-export class AuditReport extends Schema.Class<AuditReport>("@account-bills/AuditReport")({
+export class AuditReport extends Schema.Class<AuditReport>("@account-bills/core/AuditReport")({
   from: Schema.optional(Schema.DateTimeUtc),
   /** The end of the window as read (exclusive). */
   to: Schema.optional(Schema.DateTimeUtc),

@@ -83,7 +83,7 @@ const commonFields = {
  *
  * @since 0.1.0
  */
-export class FundingBill extends Schema.Class<FundingBill>("FundingBill")(commonFields) {
+export class FundingBill extends Schema.Class<FundingBill>("@account-bills/core/FundingBill")(commonFields) {
   /** The bizType, typed with the documented values for completion. */
   declare readonly bizType: BizTypeOf<(typeof fundingBizTypes)[number]>
 }
@@ -93,7 +93,7 @@ export class FundingBill extends Schema.Class<FundingBill>("FundingBill")(common
  *
  * @since 0.1.0
  */
-export class SpotBill extends Schema.Class<SpotBill>("SpotBill")({
+export class SpotBill extends Schema.Class<SpotBill>("@account-bills/core/SpotBill")({
   ...commonFields,
   fillSize: Schema.optionalWith(Amount, { nullable: true, as: "Option" }),
   fillValue: Schema.optionalWith(Amount, { nullable: true, as: "Option" })
@@ -132,7 +132,7 @@ export const SpotBillFromWire: Schema.Schema<SpotBill, RawRecord> = fromWire(Spo
  *
  * @since 0.1.0
  */
-export class FundingBillsPage extends Schema.Class<FundingBillsPage>("FundingBillsPage")({
+export class FundingBillsPage extends Schema.Class<FundingBillsPage>("@account-bills/core/FundingBillsPage")({
   total: Schema.NonNegativeInt,
   page: Schema.Int,
   pageSize: Schema.Int,

@@ -14,13 +14,16 @@ const Operation = Schema.Literal("fundingBills", "spotBills", "serverTime")
  *
  * @since 0.1.0
  */
-export class InvalidParams extends Schema.TaggedError<InvalidParams>("@account-bills/InvalidParams")("InvalidParams", {
-  operation: Operation,
-  /** Dotted path of the offending field, e.g. `pageSize`; empty for a rule over several fields. */
-  field: Schema.String,
-  /** The rule that was broken, in words. */
-  rule: Schema.String
-}) {
+export class InvalidParams extends Schema.TaggedError<InvalidParams>("@account-bills/core/InvalidParams")(
+  "InvalidParams",
+  {
+    operation: Operation,
+    /** Dotted path of the offending field, e.g. `pageSize`; empty for a rule over several fields. */
+    field: Schema.String,
+    /** The rule that was broken, in words. */
+    rule: Schema.String
+  }
+) {
   override get message(): string {
     return `${this.operation}: invalid parameter${this.field === "" ? "" : ` "${this.field}"`}: ${this.rule}`
   }
@@ -54,18 +57,21 @@ export type BillsApiErrorReason = typeof BillsApiErrorReason.Type
  *
  * @since 0.1.0
  */
-export class BillsApiError extends Schema.TaggedError<BillsApiError>("@account-bills/BillsApiError")("BillsApiError", {
-  operation: Operation,
-  reason: BillsApiErrorReason,
-  /** The envelope's code; empty when the body carried none. */
-  code: Schema.String,
-  /** The envelope's msg (or the HTTP status text when there was no envelope). */
-  msg: Schema.String,
-  requestTime: Schema.optional(Schema.Number),
-  status: Schema.Number,
-  /** Milliseconds to wait before trying again, from a `Retry-After` header. */
-  retryAfterMillis: Schema.optional(Schema.Number)
-}) {
+export class BillsApiError extends Schema.TaggedError<BillsApiError>("@account-bills/core/BillsApiError")(
+  "BillsApiError",
+  {
+    operation: Operation,
+    reason: BillsApiErrorReason,
+    /** The envelope's code; empty when the body carried none. */
+    code: Schema.String,
+    /** The envelope's msg (or the HTTP status text when there was no envelope). */
+    msg: Schema.String,
+    requestTime: Schema.optional(Schema.Number),
+    status: Schema.Number,
+    /** Milliseconds to wait before trying again, from a `Retry-After` header. */
+    retryAfterMillis: Schema.optional(Schema.Number)
+  }
+) {
   override get message(): string {
     const code = this.code === "" ? "" : ` code ${this.code}`
     return `${this.operation}: the exchange refused the request (${this.reason},${code} HTTP ${this.status}): ${this.msg}`
@@ -77,14 +83,13 @@ export class BillsApiError extends Schema.TaggedError<BillsApiError>("@account-b
  *
  * @since 0.1.0
  */
-export class BillsTransportError extends Schema.TaggedError<BillsTransportError>("@account-bills/BillsTransportError")(
-  "BillsTransportError",
-  {
-    operation: Operation,
-    reason: Schema.Literal("Timeout", "Transport"),
-    description: Schema.String
-  }
-) {
+export class BillsTransportError extends Schema.TaggedError<BillsTransportError>(
+  "@account-bills/core/BillsTransportError"
+)("BillsTransportError", {
+  operation: Operation,
+  reason: Schema.Literal("Timeout", "Transport"),
+  description: Schema.String
+}) {
   override get message(): string {
     return this.reason === "Timeout"
       ? `${this.operation}: no answer from the exchange in time (${this.description})`
@@ -97,7 +102,7 @@ export class BillsTransportError extends Schema.TaggedError<BillsTransportError>
  *
  * @since 0.1.0
  */
-export class BillsDecodeError extends Schema.TaggedError<BillsDecodeError>("@account-bills/BillsDecodeError")(
+export class BillsDecodeError extends Schema.TaggedError<BillsDecodeError>("@account-bills/core/BillsDecodeError")(
   "BillsDecodeError",
   {
     operation: Operation,
@@ -123,7 +128,7 @@ export class BillsDecodeError extends Schema.TaggedError<BillsDecodeError>("@acc
  *
  * @since 0.1.0
  */
-export class BillsIncomplete extends Schema.TaggedError<BillsIncomplete>("@account-bills/BillsIncomplete")(
+export class BillsIncomplete extends Schema.TaggedError<BillsIncomplete>("@account-bills/core/BillsIncomplete")(
   "BillsIncomplete",
   {
     operation: Operation,

@@ -102,7 +102,7 @@ const Millis = Schema.NonNegativeInt
  *
  * @since 0.1.0
  */
-export class FundingCursor extends Schema.Class<FundingCursor>("@account-bills/FundingCursor")({
+export class FundingCursor extends Schema.Class<FundingCursor>("@account-bills/core/FundingCursor")({
   coinId: FundingBillsParams.from.fields.coinId,
   bizType: FundingBillsParams.from.fields.bizType,
   /** The query's `from`, epoch ms. */
@@ -129,7 +129,7 @@ export class FundingCursor extends Schema.Class<FundingCursor>("@account-bills/F
  *
  * @since 0.1.0
  */
-export class SpotCursor extends Schema.Class<SpotCursor>("@account-bills/SpotCursor")({
+export class SpotCursor extends Schema.Class<SpotCursor>("@account-bills/core/SpotCursor")({
   coinId: SpotBillsParams.from.fields.coinId,
   bizType: SpotBillsParams.from.fields.bizType,
   /** The query's `from`, epoch ms. */

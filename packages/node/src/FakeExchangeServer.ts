@@ -16,7 +16,7 @@ import {
   type FakeResponse
 } from "@account-bills/core/testing"
 import * as Context from "effect/Context"
-import * as Data from "effect/Data"
+import * as Schema from "effect/Schema"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
@@ -29,10 +29,12 @@ import type * as Scope from "effect/Scope"
  *
  * @since 0.1.0
  */
-export class FakeExchangeServerError extends Data.TaggedError("FakeExchangeServerError")<{
-  readonly message: string
-  readonly cause?: unknown
-}> {}
+export class FakeExchangeServerError extends Schema.TaggedError<FakeExchangeServerError>(
+  "@account-bills/node/FakeExchangeServerError"
+)("FakeExchangeServerError", {
+  message: Schema.String,
+  cause: Schema.optional(Schema.Defect)
+}) {}
 
 /**
  * Where to listen. Only loopback hosts are accepted: the fake has well-known credentials.

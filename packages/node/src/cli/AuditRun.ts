@@ -6,7 +6,7 @@
  */
 import { Ledger } from "@account-bills/core"
 import * as Console from "effect/Console"
-import * as Data from "effect/Data"
+import * as Schema from "effect/Schema"
 import * as DateTime from "effect/DateTime"
 import * as Effect from "effect/Effect"
 import { NodeBillsApi } from "../NodeBillsApi.js"
@@ -19,7 +19,10 @@ import { validateWindow, type WindowFlags } from "./WindowFlags.js"
  *
  * @since 0.1.0
  */
-export class ChainBroken extends Data.TaggedError("ChainBroken")<{ readonly breaks: number; readonly counts: number }> {
+export class ChainBroken extends Schema.TaggedError<ChainBroken>("@account-bills/node/ChainBroken")("ChainBroken", {
+  breaks: Schema.Number,
+  counts: Schema.Number
+}) {
   override get message(): string {
     const parts = [
       ...(this.breaks > 0 ? [`${this.breaks} break${this.breaks === 1 ? "" : "s"} in the balance chain`] : []),

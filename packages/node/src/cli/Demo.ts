@@ -7,7 +7,7 @@
  * @since 0.1.0
  */
 import { FakeExchange } from "@account-bills/core/testing"
-import * as Data from "effect/Data"
+import * as Schema from "effect/Schema"
 import * as Effect from "effect/Effect"
 import * as Redacted from "effect/Redacted"
 import * as fs from "node:fs"
@@ -25,11 +25,11 @@ import { type ExportSummary, exportBills } from "./ExportBills.js"
  *
  * @since 0.1.0
  */
-export class DemoMismatch extends Data.TaggedError("DemoMismatch")<{
-  readonly account: Account
-  readonly lines: number
-  readonly bills: number
-}> {
+export class DemoMismatch extends Schema.TaggedError<DemoMismatch>("@account-bills/node/DemoMismatch")("DemoMismatch", {
+  account: Schema.Literal("funding", "spot"),
+  lines: Schema.Number,
+  bills: Schema.Number
+}) {
   override get message(): string {
     return `the ${this.account} export differs from the exchange: ${this.lines} lines written, ${this.bills} bills held`
   }

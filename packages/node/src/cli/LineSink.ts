@@ -5,7 +5,7 @@
  * @since 0.1.0
  */
 import * as Effect from "effect/Effect"
-import * as Data from "effect/Data"
+import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import * as fs from "node:fs"
 import type { Writable } from "node:stream"
@@ -15,7 +15,10 @@ import type { Writable } from "node:stream"
  *
  * @since 0.1.0
  */
-export class OutputError extends Data.TaggedError("OutputError")<{ readonly target: string; readonly reason: string }> {
+export class OutputError extends Schema.TaggedError<OutputError>("@account-bills/node/OutputError")("OutputError", {
+  target: Schema.String,
+  reason: Schema.String
+}) {
   override get message(): string {
     return `cannot write ${this.target}: ${this.reason}`
   }
@@ -28,7 +31,9 @@ export class OutputError extends Data.TaggedError("OutputError")<{ readonly targ
  * @since 0.1.0
  * @category errors
  */
-export class OutputClosed extends Data.TaggedError("OutputClosed")<{ readonly target: string }> {
+export class OutputClosed extends Schema.TaggedError<OutputClosed>("@account-bills/node/OutputClosed")("OutputClosed", {
+  target: Schema.String
+}) {
   override get message(): string {
     return `the reader of ${this.target} closed it`
   }

@@ -3,12 +3,14 @@
  *
  * @since 0.1.0
  */
-import * as Data from "effect/Data"
+import * as Schema from "effect/Schema"
 
 /**
  * @since 0.1.0
  */
-export class UsageError extends Data.TaggedError("UsageError")<{ readonly reason: string }> {
+export class UsageError extends Schema.TaggedError<UsageError>("@account-bills/node/UsageError")("UsageError", {
+  reason: Schema.String
+}) {
   override get message(): string {
     return this.reason
   }
