@@ -12,6 +12,7 @@ import { decimalPattern } from "./internal/grammar.js"
  * Rejects `""`, `"1e-5"`, `" 1"`, `"1."`, `".5"` and `"abc"`.
  *
  * @since 0.1.0
+ * @category schemas
  */
 export const DecimalString = Schema.String.pipe(
   Schema.pattern(decimalPattern, {
@@ -24,5 +25,6 @@ export const DecimalString = Schema.String.pipe(
  * A decimal string decoded to an exact `BigDecimal`.
  *
  * @since 0.1.0
+ * @category schemas
  */
 export const Amount = Schema.compose(DecimalString, Schema.BigDecimal)

@@ -16,11 +16,13 @@ import { LedgerAccount } from "./LedgerEntry.js"
  * `undetermined` when the data cannot tell (no fees, or every rule fits equally well).
  *
  * @since 0.1.0
+ * @category schemas
  */
 export const FeeRule = Schema.Literal("delta-includes-fees", "fees-subtracted", "fees-added", "undetermined")
 
 /**
  * @since 0.1.0
+ * @category models
  */
 export type FeeRule = typeof FeeRule.Type
 
@@ -28,6 +30,7 @@ export type FeeRule = typeof FeeRule.Type
  * Each rule as a formula, for people.
  *
  * @since 0.1.0
+ * @category constants
  */
 export const feeRuleFormula: Readonly<Record<FeeRule, string>> = {
   "delta-includes-fees": "after = before + delta",
@@ -43,6 +46,7 @@ const canonical = BigDecimal.normalize
  * The fields of a bill that the audit speaks about.
  *
  * @since 0.1.0
+ * @category schemas
  */
 export class BillRef extends Schema.Class<BillRef>("@account-bills/core/BillRef")({
   billId: Schema.String,
@@ -70,6 +74,7 @@ export class BillRef extends Schema.Class<BillRef>("@account-bills/core/BillRef"
  * between them are missing (or one of them is wrong).
  *
  * @since 0.1.0
+ * @category schemas
  */
 export class ChainBreak extends Schema.Class<ChainBreak>("@account-bills/core/ChainBreak")({
   /** The last bill before the break. */
@@ -91,6 +96,7 @@ export class ChainBreak extends Schema.Class<ChainBreak>("@account-bills/core/Ch
  * The audit of one account and coin.
  *
  * @since 0.1.0
+ * @category schemas
  */
 export class CoinAudit extends Schema.Class<CoinAudit>("@account-bills/core/CoinAudit")({
   account: LedgerAccount,
@@ -122,6 +128,7 @@ export class CoinAudit extends Schema.Class<CoinAudit>("@account-bills/core/Coin
  * The audit of one account.
  *
  * @since 0.1.0
+ * @category schemas
  */
 export class AccountAudit extends Schema.Class<AccountAudit>("@account-bills/core/AccountAudit")({
   account: LedgerAccount,
@@ -142,6 +149,7 @@ export class AccountAudit extends Schema.Class<AccountAudit>("@account-bills/cor
  * The result of an audit.
  *
  * @since 0.1.0
+ * @category schemas
  */
 export class AuditReport extends Schema.Class<AuditReport>("@account-bills/core/AuditReport")({
   from: Schema.optional(Schema.DateTimeUtc),

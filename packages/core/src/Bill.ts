@@ -16,6 +16,7 @@ import type { fundingBizTypes, spotBizTypes } from "./Operation.js"
  * Epoch milliseconds as a digit string (or an integer number) decoded to `DateTime.Utc`.
  *
  * @since 0.1.0
+ * @category schemas
  */
 export const CTime = Schema.transformOrFail(
   Schema.Union(Schema.String.pipe(Schema.pattern(millisPattern)), Schema.NonNegativeInt),
@@ -38,11 +39,13 @@ export const CTime = Schema.transformOrFail(
  * A bill id: digits in a string. Real ids exceed 2^53, so they never become numbers.
  *
  * @since 0.1.0
+ * @category schemas
  */
 export const BillId = Schema.String.pipe(Schema.pattern(idPattern), Schema.brand("BillId"))
 
 /**
  * @since 0.1.0
+ * @category models
  */
 export type BillId = typeof BillId.Type
 
@@ -51,6 +54,7 @@ export type BillId = typeof BillId.Type
  * string, since responses carry values beyond the documented ones.
  *
  * @since 0.1.0
+ * @category models
  */
 export type BizTypeOf<Known extends string> = Known | (string & {})
 
@@ -58,11 +62,13 @@ export type BizTypeOf<Known extends string> = Known | (string & {})
  * The raw record as decoded from JSON, kept for exact re-export.
  *
  * @since 0.1.0
+ * @category schemas
  */
 export const RawRecord = Schema.Record({ key: Schema.String, value: Schema.Unknown })
 
 /**
  * @since 0.1.0
+ * @category models
  */
 export type RawRecord = typeof RawRecord.Type
 
@@ -82,6 +88,7 @@ const commonFields = {
  * One balance change of the funding account.
  *
  * @since 0.1.0
+ * @category schemas
  */
 export class FundingBill extends Schema.Class<FundingBill>("@account-bills/core/FundingBill")(commonFields) {
   /** The bizType, typed with the documented values for completion. */
@@ -92,6 +99,7 @@ export class FundingBill extends Schema.Class<FundingBill>("@account-bills/core/
  * One balance change of the spot account.
  *
  * @since 0.1.0
+ * @category schemas
  */
 export class SpotBill extends Schema.Class<SpotBill>("@account-bills/core/SpotBill")({
   ...commonFields,
@@ -117,6 +125,7 @@ const fromWire = <A, I extends { readonly raw: RawRecord }>(record: Schema.Schem
  * A funding record as it comes over the wire.
  *
  * @since 0.1.0
+ * @category schemas
  */
 export const FundingBillFromWire: Schema.Schema<FundingBill, RawRecord> = fromWire(FundingBill)
 
@@ -124,6 +133,7 @@ export const FundingBillFromWire: Schema.Schema<FundingBill, RawRecord> = fromWi
  * A spot record as it comes over the wire.
  *
  * @since 0.1.0
+ * @category schemas
  */
 export const SpotBillFromWire: Schema.Schema<SpotBill, RawRecord> = fromWire(SpotBill)
 
@@ -131,6 +141,7 @@ export const SpotBillFromWire: Schema.Schema<SpotBill, RawRecord> = fromWire(Spo
  * One page of funding bills.
  *
  * @since 0.1.0
+ * @category schemas
  */
 export class FundingBillsPage extends Schema.Class<FundingBillsPage>("@account-bills/core/FundingBillsPage")({
   total: Schema.NonNegativeInt,
@@ -144,5 +155,6 @@ export class FundingBillsPage extends Schema.Class<FundingBillsPage>("@account-b
  * The data of a spot response.
  *
  * @since 0.1.0
+ * @category schemas
  */
 export const SpotBills = Schema.Array(SpotBillFromWire)

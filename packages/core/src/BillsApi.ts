@@ -37,6 +37,7 @@ const decodeWith =
  * What users call.
  *
  * @since 0.1.0
+ * @category models
  */
 export interface BillsApiShape {
   /** One page of funding bills. */
@@ -63,6 +64,7 @@ export interface BillsApiShape {
  * The bills client.
  *
  * @since 0.1.0
+ * @category tags
  */
 export class BillsApi extends Context.Tag("@account-bills/core/BillsApi")<BillsApi, BillsApiShape>() {
   /** The client, from the HttpClient, signer, rate limiter and settings in context. */

@@ -16,6 +16,7 @@ import { validateBaseUrl } from "./internal/baseUrl.js"
  * Settings of the client. Every field has a default.
  *
  * @since 0.1.0
+ * @category models
  */
 export interface BillsConfigShape {
   /** Origin of the exchange, without a trailing slash. */
@@ -43,6 +44,7 @@ export interface BillsConfigShape {
  * What a caller may override.
  *
  * @since 0.1.0
+ * @category models
  */
 export type BillsConfigInput = {
   readonly [K in keyof BillsConfigShape]?: BillsConfigShape[K] extends Duration.Duration
@@ -64,6 +66,7 @@ const defaults: BillsConfigShape = {
  * The client's settings.
  *
  * @since 0.1.0
+ * @category tags
  */
 export class BillsConfig extends Context.Tag("@account-bills/core/BillsConfig")<BillsConfig, BillsConfigShape>() {
   /** The settings when nothing is overridden: WEEX's spot API, en-US, 10 s per attempt, 5 attempts. */

@@ -17,6 +17,7 @@ import type { OperationName } from "./Operation.js"
  * Settings of the limiter.
  *
  * @since 0.1.0
+ * @category models
  */
 export interface RateLimitOptions {
   /** Permits per window and operation. Default 10. */
@@ -33,6 +34,7 @@ export interface RateLimitOptions {
 
 /**
  * @since 0.1.0
+ * @category models
  */
 export interface BillsRateLimiterShape {
   /**
@@ -52,6 +54,7 @@ export interface BillsRateLimiterShape {
  * The per-operation sliding-window limiter.
  *
  * @since 0.1.0
+ * @category tags
  */
 export class BillsRateLimiter extends Context.Tag("@account-bills/core/BillsRateLimiter")<
   BillsRateLimiter,

@@ -13,6 +13,7 @@ const Operation = Schema.Literal("fundingBills", "spotBills", "serverTime")
  * Parameters that break the interface's contract. Raised before anything is sent.
  *
  * @since 0.1.0
+ * @category errors
  */
 export class InvalidParams extends Schema.TaggedError<InvalidParams>("@account-bills/core/InvalidParams")(
   "InvalidParams",
@@ -33,6 +34,7 @@ export class InvalidParams extends Schema.TaggedError<InvalidParams>("@account-b
  * Why the exchange refused a request, derived from its code and the HTTP status.
  *
  * @since 0.1.0
+ * @category schemas
  */
 export const BillsApiErrorReason = Schema.Literal(
   "Authentication",
@@ -48,6 +50,7 @@ export const BillsApiErrorReason = Schema.Literal(
 
 /**
  * @since 0.1.0
+ * @category models
  */
 export type BillsApiErrorReason = typeof BillsApiErrorReason.Type
 
@@ -56,6 +59,7 @@ export type BillsApiErrorReason = typeof BillsApiErrorReason.Type
  * status without a readable envelope.
  *
  * @since 0.1.0
+ * @category errors
  */
 export class BillsApiError extends Schema.TaggedError<BillsApiError>("@account-bills/core/BillsApiError")(
   "BillsApiError",
@@ -82,6 +86,7 @@ export class BillsApiError extends Schema.TaggedError<BillsApiError>("@account-b
  * The request did not complete: connection failure, reset, or no answer within the timeout.
  *
  * @since 0.1.0
+ * @category errors
  */
 export class BillsTransportError extends Schema.TaggedError<BillsTransportError>(
   "@account-bills/core/BillsTransportError"
@@ -101,6 +106,7 @@ export class BillsTransportError extends Schema.TaggedError<BillsTransportError>
  * The response could not be read: not JSON, or not the shape the interface promises.
  *
  * @since 0.1.0
+ * @category errors
  */
 export class BillsDecodeError extends Schema.TaggedError<BillsDecodeError>("@account-bills/core/BillsDecodeError")(
   "BillsDecodeError",
@@ -127,6 +133,7 @@ export class BillsDecodeError extends Schema.TaggedError<BillsDecodeError>("@acc
  * holds and no filter splits them. The stream fails rather than end with a gap.
  *
  * @since 0.1.0
+ * @category errors
  */
 export class BillsIncomplete extends Schema.TaggedError<BillsIncomplete>("@account-bills/core/BillsIncomplete")(
   "BillsIncomplete",
@@ -148,5 +155,6 @@ export class BillsIncomplete extends Schema.TaggedError<BillsIncomplete>("@accou
  * Any failure of a call or a stream.
  *
  * @since 0.1.0
+ * @category models
  */
 export type BillsError = InvalidParams | BillsApiError | BillsTransportError | BillsDecodeError | BillsIncomplete

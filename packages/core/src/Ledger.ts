@@ -29,6 +29,7 @@ export * from "./LedgerEntry.js"
  * `BillsIncomplete` rather than emit out of order if an account is not listed in time order.
  *
  * @since 0.1.0
+ * @category utils
  */
 export const stream = (query: LedgerQuery = {}): Stream.Stream<LedgerEntry, BillsError, BillsApi> =>
   Stream.unwrap(

@@ -22,6 +22,7 @@ import type { LedgerAccount, LedgerEntry, LedgerQuery } from "./LedgerEntry.js"
  * Options of an audit.
  *
  * @since 0.1.0
+ * @category models
  */
 export interface AuditOptions {
   /** Most breaks kept per account and coin (all are counted); default 100. */
@@ -176,6 +177,7 @@ const makeAuditor = (maxBreaks: number) => {
  * the order given (default: both).
  *
  * @since 0.1.0
+ * @category utils
  */
 export const auditEntries = <E, R>(
   entries: Stream.Stream<LedgerEntry, E, R>,
@@ -197,6 +199,7 @@ export const auditEntries = <E, R>(
  * group in an order in which the chain holds, when there is one.
  *
  * @since 0.1.0
+ * @category utils
  */
 export const audit = Effect.fn("Ledger.audit")(function* (query: LedgerQuery = {}, options: AuditOptions = {}) {
   const api = yield* BillsApi

@@ -12,11 +12,13 @@ import type { TimeInput } from "./Params.js"
  * The two accounts whose bills the ledger holds.
  *
  * @since 0.1.0
+ * @category schemas
  */
 export const LedgerAccount = Schema.Literal("funding", "spot")
 
 /**
  * @since 0.1.0
+ * @category models
  */
 export type LedgerAccount = typeof LedgerAccount.Type
 
@@ -24,11 +26,13 @@ export type LedgerAccount = typeof LedgerAccount.Type
  * What a bill does, whatever bizType the account writes it with.
  *
  * @since 0.1.0
+ * @category schemas
  */
 export const EntryKind = Schema.Literal("deposit", "withdrawal", "transfer", "trade", "fee", "other")
 
 /**
  * @since 0.1.0
+ * @category models
  */
 export type EntryKind = typeof EntryKind.Type
 
@@ -52,6 +56,7 @@ const kinds: Readonly<Record<string, EntryKind>> = {
  * are fees, the rest (`airdrop_reward`, `system_issued`, ...) are `other`.
  *
  * @since 0.1.0
+ * @category utils
  */
 export const kindOf = (bizType: string): EntryKind => kinds[bizType] ?? (/fee/i.test(bizType) ? "fee" : "other")
 
@@ -59,6 +64,7 @@ export const kindOf = (bizType: string): EntryKind => kinds[bizType] ?? (/fee/i.
  * A funding bill in the ledger.
  *
  * @since 0.1.0
+ * @category models
  */
 export interface FundingEntry {
   readonly account: "funding"
@@ -72,6 +78,7 @@ export interface FundingEntry {
  * A spot bill in the ledger.
  *
  * @since 0.1.0
+ * @category models
  */
 export interface SpotEntry {
   readonly account: "spot"
@@ -85,6 +92,7 @@ export interface SpotEntry {
  * One bill of either account, tagged with its account and kind.
  *
  * @since 0.1.0
+ * @category models
  */
 export type LedgerEntry = FundingEntry | SpotEntry
 
@@ -92,6 +100,7 @@ export type LedgerEntry = FundingEntry | SpotEntry
  * A funding bill as a ledger entry.
  *
  * @since 0.1.0
+ * @category utils
  */
 export const fundingEntry = (bill: FundingBill): FundingEntry => ({
   account: "funding",
@@ -104,6 +113,7 @@ export const fundingEntry = (bill: FundingBill): FundingEntry => ({
  * A spot bill as a ledger entry.
  *
  * @since 0.1.0
+ * @category utils
  */
 export const spotEntry = (bill: SpotBill): SpotEntry => ({
   account: "spot",
@@ -117,6 +127,7 @@ export const spotEntry = (bill: SpotBill): SpotEntry => ({
  * accounts (default both). `to` defaults to, and is capped at, the time the ledger starts.
  *
  * @since 0.1.0
+ * @category models
  */
 export interface LedgerQuery {
   readonly from?: TimeInput | undefined

@@ -9,6 +9,7 @@
  * Name of one operation; rate limits and error messages are keyed by it.
  *
  * @since 0.1.0
+ * @category models
  */
 export type OperationName = "fundingBills" | "spotBills"
 
@@ -16,6 +17,7 @@ export type OperationName = "fundingBills" | "spotBills"
  * bizType filter values the funding operation accepts.
  *
  * @since 0.1.0
+ * @category constants
  */
 export const fundingBizTypes = [
   "deposit",
@@ -32,6 +34,7 @@ export const fundingBizTypes = [
  * bizType filter values the spot operation accepts.
  *
  * @since 0.1.0
+ * @category constants
  */
 export const spotBizTypes = [
   "deposit",
@@ -48,6 +51,7 @@ export const spotBizTypes = [
  * A bizType the funding operation accepts as a filter.
  *
  * @since 0.1.0
+ * @category models
  */
 export type FundingBizType = (typeof fundingBizTypes)[number]
 
@@ -55,6 +59,7 @@ export type FundingBizType = (typeof fundingBizTypes)[number]
  * A bizType the spot operation accepts as a filter.
  *
  * @since 0.1.0
+ * @category models
  */
 export type SpotBizType = (typeof spotBizTypes)[number]
 
@@ -62,6 +67,7 @@ export type SpotBizType = (typeof spotBizTypes)[number]
  * Whether `value` is a funding bizType filter value.
  *
  * @since 0.1.0
+ * @category utils
  */
 export const isFundingBizType = (value: string): value is FundingBizType =>
   (fundingBizTypes as ReadonlyArray<string>).includes(value)
@@ -70,6 +76,7 @@ export const isFundingBizType = (value: string): value is FundingBizType =>
  * Whether `value` is a spot bizType filter value.
  *
  * @since 0.1.0
+ * @category utils
  */
 export const isSpotBizType = (value: string): value is SpotBizType =>
   (spotBizTypes as ReadonlyArray<string>).includes(value)
@@ -78,5 +85,6 @@ export const isSpotBizType = (value: string): value is SpotBizType =>
  * The largest page the interface allows (pageSize and limit).
  *
  * @since 0.1.0
+ * @category constants
  */
 export const maxPageSize = 100

@@ -13,6 +13,7 @@ import { fundingBizTypes, maxPageSize, spotBizTypes } from "./Operation.js"
  * A time bound: a `DateTime`, a `Date` or epoch milliseconds.
  *
  * @since 0.1.0
+ * @category models
  */
 export type TimeInput = DateTime.DateTime | Date | number
 
@@ -20,6 +21,7 @@ export type TimeInput = DateTime.DateTime | Date | number
  * A `TimeInput` decoded to epoch milliseconds.
  *
  * @since 0.1.0
+ * @category schemas
  */
 export const TimeBound = Schema.transform(
   Schema.Union(
@@ -56,6 +58,7 @@ const CoinId = Schema.Int.pipe(Schema.positive({ message: () => "must be a posit
  * Parameters of the funding operation.
  *
  * @since 0.1.0
+ * @category schemas
  */
 export const FundingBillsParams = Schema.Struct({
   coinId: Schema.optional(CoinId),
@@ -72,6 +75,7 @@ export const FundingBillsParams = Schema.Struct({
  * What a caller passes to `fundingBills`.
  *
  * @since 0.1.0
+ * @category models
  */
 export type FundingBillsParams = typeof FundingBillsParams.Encoded
 
@@ -79,6 +83,7 @@ export type FundingBillsParams = typeof FundingBillsParams.Encoded
  * Parameters of the spot operation. `after` and `before` are the start and end of the window.
  *
  * @since 0.1.0
+ * @category schemas
  */
 export const SpotBillsParams = Schema.Struct({
   coinId: Schema.optional(CoinId),
@@ -92,6 +97,7 @@ export const SpotBillsParams = Schema.Struct({
  * What a caller passes to `spotBills`.
  *
  * @since 0.1.0
+ * @category models
  */
 export type SpotBillsParams = typeof SpotBillsParams.Encoded
 
@@ -99,10 +105,12 @@ export type SpotBillsParams = typeof SpotBillsParams.Encoded
  * Validated parameters with time bounds as epoch ms, as they go into a request body.
  *
  * @since 0.1.0
+ * @category models
  */
 export type ValidFundingBillsParams = typeof FundingBillsParams.Type
 
 /**
  * @since 0.1.0
+ * @category models
  */
 export type ValidSpotBillsParams = typeof SpotBillsParams.Type

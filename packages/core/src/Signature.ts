@@ -13,6 +13,7 @@ import * as Encoding from "effect/Encoding"
  * The parts of a request that are signed.
  *
  * @since 0.1.0
+ * @category models
  */
 export interface SignedParts {
   /** Epoch milliseconds as a digit string, identical to the ACCESS-TIMESTAMP header. */
@@ -30,6 +31,7 @@ export interface SignedParts {
  * The string that is signed: `timestamp + METHOD + path + ("?" + query, if any) + body`.
  *
  * @since 0.1.0
+ * @category utils
  */
 export const prehash = (parts: SignedParts): string =>
   parts.timestamp + parts.method.toUpperCase() + parts.path + (parts.query === "" ? "" : `?${parts.query}`) + parts.body
@@ -40,6 +42,7 @@ const encoder = new TextEncoder()
  * A secret prepared for HMAC-SHA256, cloned per message so the key schedule is computed once.
  *
  * @since 0.1.0
+ * @category models
  */
 export type SigningKey = ReturnType<typeof hmac.create>
 
@@ -51,6 +54,7 @@ export type SigningKey = ReturnType<typeof hmac.create>
  * send, and tests built on the client would stop being deterministic.
  *
  * @since 0.1.0
+ * @category utils
  */
 export const importSecret = (secret: string): Effect.Effect<SigningKey> =>
   Effect.sync(() => hmac.create(sha256, encoder.encode(secret)))
@@ -59,6 +63,7 @@ export const importSecret = (secret: string): Effect.Effect<SigningKey> =>
  * `base64(HMAC-SHA256(secret, prehash(parts)))`.
  *
  * @since 0.1.0
+ * @category utils
  */
 export const signWithKey = (key: SigningKey, parts: SignedParts): Effect.Effect<string> =>
   Effect.sync(() =>
@@ -74,6 +79,7 @@ export const signWithKey = (key: SigningKey, parts: SignedParts): Effect.Effect<
  * Signs with a secret given as text; `signWithKey` avoids preparing the key per request.
  *
  * @since 0.1.0
+ * @category utils
  */
 export const sign = (secret: string, parts: SignedParts): Effect.Effect<string> =>
   Effect.flatMap(importSecret(secret), (key) => signWithKey(key, parts))

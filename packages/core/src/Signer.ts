@@ -20,6 +20,7 @@ import { importSecret, signWithKey } from "./Signature.js"
  * API credentials of one key.
  *
  * @since 0.1.0
+ * @category models
  */
 export interface Credentials {
   readonly apiKey: Redacted.Redacted<string>
@@ -31,6 +32,7 @@ export interface Credentials {
  * Header names that carry a credential or a value derived from one.
  *
  * @since 0.1.0
+ * @category constants
  */
 export const secretHeaderNames: ReadonlyArray<string> = ["access-key", "access-sign", "access-passphrase"]
 
@@ -38,6 +40,7 @@ export const secretHeaderNames: ReadonlyArray<string> = ["access-key", "access-s
  * The parts of a request the signature covers, less the timestamp, which the signer takes.
  *
  * @since 0.1.0
+ * @category models
  */
 export interface RequestToSign {
   readonly method: string
@@ -48,6 +51,7 @@ export interface RequestToSign {
 
 /**
  * @since 0.1.0
+ * @category models
  */
 export interface SignerShape {
   /** The ACCESS-* headers for one attempt, with a fresh timestamp from `Clock`. */
@@ -62,6 +66,7 @@ export interface SignerShape {
  * The request signer.
  *
  * @since 0.1.0
+ * @category tags
  */
 export class Signer extends Context.Tag("@account-bills/core/Signer")<Signer, SignerShape>() {
   /** A signer for the given credentials. */
@@ -101,6 +106,7 @@ export class Signer extends Context.Tag("@account-bills/core/Signer")<Signer, Si
  * The credentials from the environment, each read as `Redacted`.
  *
  * @since 0.1.0
+ * @category config
  */
 export const credentialsConfig: Config.Config<Credentials> = Config.all({
   apiKey: Config.redacted("WEEX_API_KEY"),
@@ -113,6 +119,7 @@ export const credentialsConfig: Config.Config<Credentials> = Config.all({
  * provided to.
  *
  * @since 0.1.0
+ * @category layers
  */
 export const redactSecretHeaders: Layer.Layer<never> = Layer.fiberRefLocallyScopedWith(
   Headers.currentRedactedNames,

@@ -43,6 +43,7 @@ import {
  * What `streamFundingBills` / `streamFundingPages` list.
  *
  * @since 0.1.0
+ * @category models
  */
 export interface FundingBillsQuery {
   /** First instant included. Default: the beginning of the history. */
@@ -62,6 +63,7 @@ export interface FundingBillsQuery {
  * What `streamSpotBills` / `streamSpotPages` list.
  *
  * @since 0.1.0
+ * @category models
  */
 export interface SpotBillsQuery {
   /** First instant included. Default: the beginning of the history. */
@@ -101,6 +103,7 @@ const Millis = Schema.NonNegativeInt
  * next. Pass it back as `cursor` to continue exactly there.
  *
  * @since 0.1.0
+ * @category schemas
  */
 export class FundingCursor extends Schema.Class<FundingCursor>("@account-bills/core/FundingCursor")({
   coinId: FundingBillsParams.from.fields.coinId,
@@ -128,6 +131,7 @@ export class FundingCursor extends Schema.Class<FundingCursor>("@account-bills/c
  * back as `cursor` to continue exactly there.
  *
  * @since 0.1.0
+ * @category schemas
  */
 export class SpotCursor extends Schema.Class<SpotCursor>("@account-bills/core/SpotCursor")({
   coinId: SpotBillsParams.from.fields.coinId,
@@ -161,6 +165,7 @@ export class SpotCursor extends Schema.Class<SpotCursor>("@account-bills/core/Sp
  * One request of a funding walk.
  *
  * @since 0.1.0
+ * @category models
  */
 export interface FundingPage {
   /** The bills of this page not emitted before, in the server's order. */
@@ -180,6 +185,7 @@ export interface FundingPage {
  * One request of a spot walk.
  *
  * @since 0.1.0
+ * @category models
  */
 export interface SpotPage {
   /** The bills of this response not emitted before, in the server's order. */
@@ -256,6 +262,7 @@ const walk = <C extends { readonly done: boolean }, P extends { readonly cursor:
  * Builds the four streams from the two operations.
  *
  * @since 0.1.0
+ * @category constructors
  */
 export const makeStreams = (operations: {
   /** One funding call with parameters known to be valid. */

@@ -28,6 +28,7 @@ import type * as Scope from "effect/Scope"
  * Why the server could not start: a non-loopback host, or the listen call failed.
  *
  * @since 0.1.0
+ * @category errors
  */
 export class FakeExchangeServerError extends Schema.TaggedError<FakeExchangeServerError>(
   "@account-bills/node/FakeExchangeServerError"
@@ -40,6 +41,7 @@ export class FakeExchangeServerError extends Schema.TaggedError<FakeExchangeServ
  * Where to listen. Only loopback hosts are accepted: the fake has well-known credentials.
  *
  * @since 0.1.0
+ * @category models
  */
 export interface ListenOptions {
   /** Default `127.0.0.1`; `localhost` and `::1` are accepted too. */
@@ -52,6 +54,7 @@ export interface ListenOptions {
  * A running server.
  *
  * @since 0.1.0
+ * @category models
  */
 export interface FakeExchangeServerService {
   /** Base URL, e.g. `http://127.0.0.1:54321`; give it to the client as its base URL. */
@@ -67,6 +70,7 @@ const loopbackHosts: ReadonlySet<string> = new Set(["127.0.0.1", "localhost", ":
  * Whether a host name is one the server agrees to bind.
  *
  * @since 0.1.0
+ * @category utils
  */
 export const isLoopback = (host: string): boolean => loopbackHosts.has(host)
 
@@ -104,6 +108,7 @@ const send = (req: Http.IncomingMessage, res: Http.ServerResponse, response: Fak
  * Serves an exchange on loopback for the lifetime of the scope.
  *
  * @since 0.1.0
+ * @category utils
  */
 export const serve = (
   exchange: FakeExchangeService,
@@ -157,6 +162,7 @@ export const serve = (
  * A running loopback server around a fake exchange.
  *
  * @since 0.1.0
+ * @category tags
  */
 export class FakeExchangeServer extends Context.Tag("@account-bills/node/FakeExchangeServer")<
   FakeExchangeServer,

@@ -22,6 +22,7 @@ import * as Layer from "effect/Layer"
  * Options that the environment does not carry.
  *
  * @since 0.1.0
+ * @category models
  */
 export interface NodeBillsApiOptions {
   /** Settings on top of `WEEX_BASE_URL` and `WEEX_LOCALE`. */
@@ -48,6 +49,7 @@ const assemble = <E>(
  * `BillsApi` for Node.js.
  *
  * @since 0.1.0
+ * @category utils
  */
 export const NodeBillsApi = {
   /**

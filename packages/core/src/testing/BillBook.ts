@@ -11,6 +11,7 @@ import { compareWireBills, type WireBill } from "./WireBill.js"
  * Which way records come back: the interface does not say, so the fake can do either.
  *
  * @since 0.1.0
+ * @category models
  */
 export type Order = "newest-first" | "oldest-first"
 
@@ -18,6 +19,7 @@ export type Order = "newest-first" | "oldest-first"
  * Whether the start and end time bounds include bills created exactly at them.
  *
  * @since 0.1.0
+ * @category models
  */
 export type Bounds = "inclusive" | "exclusive"
 
@@ -25,6 +27,7 @@ export type Bounds = "inclusive" | "exclusive"
  * A filter and time window over one account's bills.
  *
  * @since 0.1.0
+ * @category models
  */
 export interface BillQuery {
   readonly coinId?: number | undefined
@@ -40,6 +43,7 @@ export interface BillQuery {
  * A slice of the matching bills and how many match in all.
  *
  * @since 0.1.0
+ * @category models
  */
 export interface BillSlice<B> {
   readonly total: number
@@ -50,6 +54,7 @@ export interface BillSlice<B> {
  * A mutable, sorted store of one account's bills.
  *
  * @since 0.1.0
+ * @category models
  */
 export interface BillBook<B extends WireBill> {
   readonly size: () => number
@@ -87,6 +92,7 @@ const viewKey = (coinId: number | undefined, bizType: string | undefined): strin
  * Creates a book; `initial` may be in any order.
  *
  * @since 0.1.0
+ * @category constructors
  */
 export const make = <B extends WireBill>(initial: ReadonlyArray<B>): BillBook<B> => {
   const sorted = isSorted(initial) ? initial.slice() : initial.slice().sort(compareWireBills)

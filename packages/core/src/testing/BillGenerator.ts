@@ -20,6 +20,7 @@ import type { Account, FundingWireBill, SpotWireBill, WireBill, WireBillOf } fro
  * A currency the generator draws bills in.
  *
  * @since 0.1.0
+ * @category models
  */
 export interface CoinSpec {
   readonly coinId: number
@@ -32,6 +33,7 @@ export interface CoinSpec {
  * Coins used when none are given.
  *
  * @since 0.1.0
+ * @category constants
  */
 export const defaultCoins: ReadonlyArray<CoinSpec> = [
   { coinId: 1, coinName: "USDT", decimals: 8 },
@@ -44,6 +46,7 @@ export const defaultCoins: ReadonlyArray<CoinSpec> = [
  * bizType values real responses carry although the interface does not list them.
  *
  * @since 0.1.0
+ * @category constants
  */
 export const unlistedBizTypes = ["rake_back_reward", "airdrop_reward", "system_issued"] as const
 
@@ -51,6 +54,7 @@ export const unlistedBizTypes = ["rake_back_reward", "airdrop_reward", "system_i
  * bizTypes drawn when none are given: the listed filter values plus the unlisted ones.
  *
  * @since 0.1.0
+ * @category constants
  */
 export const defaultBizTypes: Readonly<Record<Account, ReadonlyArray<string>>> = {
   funding: [...fundingBizTypes, ...unlistedBizTypes],
@@ -61,6 +65,7 @@ export const defaultBizTypes: Readonly<Record<Account, ReadonlyArray<string>>> =
  * bizTypes that take money out of the account: their deltaAmount is negative.
  *
  * @since 0.1.0
+ * @category constants
  */
 export const outflowBizTypes: ReadonlySet<string> = new Set([
   "withdraw",
@@ -74,6 +79,7 @@ export const outflowBizTypes: ReadonlySet<string> = new Set([
  * bizTypes of trades: they carry fees (and, on spot, fillSize and fillValue).
  *
  * @since 0.1.0
+ * @category constants
  */
 export const tradeBizTypes: ReadonlySet<string> = new Set(["buy", "sell", "trade_in", "trade_out"])
 const inflowFallback = "deposit"
@@ -82,6 +88,7 @@ const inflowFallback = "deposit"
  * Where the first generated billId starts; above 2^53 like the real ids.
  *
  * @since 0.1.0
+ * @category constants
  */
 export const defaultFirstBillId = 736825748291061726n
 
@@ -89,6 +96,7 @@ export const defaultFirstBillId = 736825748291061726n
  * Bills that share one millisecond: every `every` bills, a run of `size` bills gets one cTime.
  *
  * @since 0.1.0
+ * @category models
  */
 export interface SameMillisecondGroup {
   readonly every: number
@@ -99,6 +107,7 @@ export interface SameMillisecondGroup {
  * Options of the generator itself (shared by every batch it produces).
  *
  * @since 0.1.0
+ * @category models
  */
 export interface GeneratorOptions {
   /** Default 1. */
@@ -113,6 +122,7 @@ export interface GeneratorOptions {
  * One batch: how many bills, over which time span (epoch ms, both ends inclusive).
  *
  * @since 0.1.0
+ * @category models
  */
 export interface BatchOptions {
   readonly count: number
@@ -126,6 +136,7 @@ export interface BatchOptions {
  * one batch to the next, so appended batches continue the exact balance chains.
  *
  * @since 0.1.0
+ * @category models
  */
 export interface BillGenerator {
   readonly generate: <A extends Account>(account: A, batch: BatchOptions) => Array<WireBillOf[A]>
@@ -139,6 +150,7 @@ const zero = BigDecimal.make(0n, 0)
  * Writes a decimal with exactly `decimals` places (never exponent notation, unlike `BigDecimal.format`).
  *
  * @since 0.1.0
+ * @category utils
  */
 export const formatFixed = (value: BigDecimal.BigDecimal, decimals: number): string => {
   const scaled = BigDecimal.scale(value, Math.max(decimals, 0))
@@ -162,6 +174,7 @@ const randomAmount = (prng: Prng.Prng, decimals: number): BigDecimal.BigDecimal 
  * Creates a generator.
  *
  * @since 0.1.0
+ * @category constructors
  */
 export const make = (options: GeneratorOptions = {}): BillGenerator => {
   const prng = Prng.make(options.seed ?? 1)

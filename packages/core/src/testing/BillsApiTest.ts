@@ -19,6 +19,7 @@ import type { FundingWireBill, SpotWireBill } from "./WireBill.js"
  * Canned bills, as wire records or as bills a client returned, and how the fake behaves.
  *
  * @since 0.1.0
+ * @category models
  */
 export interface BillsApiTestOptions extends Omit<FakeExchangeOptions, "bills" | "credentials" | "rateLimit"> {
   readonly funding?: ReadonlyArray<FundingWireBill | FundingBill>
@@ -39,6 +40,7 @@ const credentials = {
  * How to assemble the real client over a fake exchange.
  *
  * @since 0.1.0
+ * @category models
  */
 export interface StackOptions {
   readonly exchange?: FakeExchangeOptions
@@ -53,6 +55,7 @@ export interface StackOptions {
  * from `options.exchange`; the `FakeExchange` handle is provided too.
  *
  * @since 0.1.0
+ * @category layers
  */
 export const layerStack = (options: StackOptions = {}): Layer.Layer<BillsApi | FakeExchange> =>
   BillsApi.layer.pipe(
@@ -71,6 +74,7 @@ export const layerStack = (options: StackOptions = {}): Layer.Layer<BillsApi | F
  * is provided too, for assertions on the requests your code made.
  *
  * @since 0.1.0
+ * @category layers
  */
 export const layer = (options: BillsApiTestOptions = {}): Layer.Layer<BillsApi | FakeExchange> => {
   const { funding = [], spot = [], ...behaviour } = options

@@ -55,6 +55,7 @@ import type { Account, FundingWireBill, SpotWireBill, WireBill, WireBillOf } fro
  * The API key, secret and passphrase the fake exchange accepts.
  *
  * @since 0.1.0
+ * @category models
  */
 export interface FakeCredentials {
   readonly apiKey: string
@@ -66,6 +67,7 @@ export interface FakeCredentials {
  * Credentials used when none are given.
  *
  * @since 0.1.0
+ * @category constants
  */
 export const defaultCredentials: FakeCredentials = {
   apiKey: "fake-key",
@@ -77,6 +79,7 @@ export const defaultCredentials: FakeCredentials = {
  * Generated bills at construction: counts per account over `[startMillis, endMillis]`.
  *
  * @since 0.1.0
+ * @category models
  */
 export interface GenerateBillsOptions extends BillGenerator.GeneratorOptions {
   /** Default 100. */
@@ -100,6 +103,7 @@ export interface GenerateBillsOptions extends BillGenerator.GeneratorOptions {
  * The behaviours the interface leaves open, and the limits; all can change at runtime.
  *
  * @since 0.1.0
+ * @category models
  */
 export interface FakeBehaviour {
   /** Default `"newest-first"`. */
@@ -119,6 +123,7 @@ export interface FakeBehaviour {
  * chain exactly only within each source).
  *
  * @since 0.1.0
+ * @category models
  */
 export interface FakeExchangeOptions extends Partial<FakeBehaviour> {
   readonly bills?:
@@ -144,6 +149,7 @@ export interface FakeExchangeOptions extends Partial<FakeBehaviour> {
  * What became of a logged request.
  *
  * @since 0.1.0
+ * @category models
  */
 export type FakeOutcome =
   | { readonly _tag: "Pending" }
@@ -154,6 +160,7 @@ export type FakeOutcome =
  * One received request, for assertions.
  *
  * @since 0.1.0
+ * @category models
  */
 export interface LoggedRequest {
   /** 1-based over every request since the last reset. */
@@ -179,6 +186,7 @@ export interface LoggedRequest {
  * Counters of one operation.
  *
  * @since 0.1.0
+ * @category models
  */
 export interface OperationStats {
   readonly requests: number
@@ -195,6 +203,7 @@ export interface OperationStats {
  * All counters.
  *
  * @since 0.1.0
+ * @category models
  */
 export interface FakeStats {
   readonly requests: number
@@ -207,6 +216,7 @@ export interface FakeStats {
  * The fake exchange's handle: the model, its request handler and the knobs tests turn.
  *
  * @since 0.1.0
+ * @category models
  */
 export interface FakeExchangeService {
   /** The platform-free handler every transport (in-memory client, loopback server) calls. */
@@ -322,6 +332,7 @@ const digits = /^\d{1,15}$/
  * Builds a fake exchange.
  *
  * @since 0.1.0
+ * @category constructors
  */
 export const make = (options: FakeExchangeOptions = {}): Effect.Effect<FakeExchangeService> =>
   Effect.gen(function* () {
@@ -680,6 +691,7 @@ export const make = (options: FakeExchangeOptions = {}): Effect.Effect<FakeExcha
  * in-memory `HttpClient` answered by it.
  *
  * @since 0.1.0
+ * @category tags
  */
 export class FakeExchange extends Context.Tag("@account-bills/core/testing/FakeExchange")<
   FakeExchange,

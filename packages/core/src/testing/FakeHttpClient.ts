@@ -23,6 +23,7 @@ const encodeError = (request: HttpClientRequest.HttpClientRequest, description: 
  * The exact body text of a request, as a server would receive it.
  *
  * @since 0.1.0
+ * @category utils
  */
 export const bodyText = (
   request: HttpClientRequest.HttpClientRequest
@@ -51,6 +52,7 @@ export const bodyText = (
  * An `HttpClient` whose every request is answered by `handle`.
  *
  * @since 0.1.0
+ * @category constructors
  */
 export const make = (handle: (request: FakeRequest) => Effect.Effect<FakeResponse>): HttpClient.HttpClient =>
   HttpClient.make((request, url) =>

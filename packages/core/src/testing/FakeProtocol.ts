@@ -33,6 +33,7 @@ import * as Data from "effect/Data"
  * A received request, decoded just enough to be platform-free.
  *
  * @since 0.1.0
+ * @category models
  */
 export interface FakeRequest {
   readonly method: string
@@ -51,6 +52,7 @@ export interface FakeRequest {
  * `Response`; `Reset` drops the connection; `Hang` never answers.
  *
  * @since 0.1.0
+ * @category models
  */
 export type FakeResponse = Data.TaggedEnum<{
   Response: { readonly status: number; readonly headers: Readonly<Record<string, string>>; readonly body: string }
@@ -63,6 +65,7 @@ export type FakeResponse = Data.TaggedEnum<{
  * Constructors and matchers of {@link FakeResponse}.
  *
  * @since 0.1.0
+ * @category models
  */
 export const FakeResponse = Data.taggedEnum<FakeResponse>()
 
@@ -70,6 +73,7 @@ export const FakeResponse = Data.taggedEnum<FakeResponse>()
  * A failure the fake exchange can be told to produce instead of (or on top of) its real answer.
  *
  * @since 0.1.0
+ * @category models
  */
 export type FakeFault = Data.TaggedEnum<{
   /** The given HTTP status with a JSON envelope `{code: String(status), msg: reason}` (429: the rate-limit body). */
@@ -90,6 +94,7 @@ export type FakeFault = Data.TaggedEnum<{
  * Constructors and matchers of {@link FakeFault}.
  *
  * @since 0.1.0
+ * @category models
  */
 export const FakeFault = Data.taggedEnum<FakeFault>()
 
@@ -98,6 +103,7 @@ export const FakeFault = Data.taggedEnum<FakeFault>()
  * operation when `operation` is set. Public-time requests are never counted nor faulted.
  *
  * @since 0.1.0
+ * @category models
  */
 export interface ScriptedFault {
   readonly nth: number
@@ -109,6 +115,7 @@ export interface ScriptedFault {
  * Faults at a seeded random rate (0..1), drawn from `mix` by weight.
  *
  * @since 0.1.0
+ * @category models
  */
 export interface RandomFaults {
   readonly rate: number
@@ -122,6 +129,7 @@ export interface RandomFaults {
  * The mix of random faults when none is given. `Hang` is left out because it needs a client timeout.
  *
  * @since 0.1.0
+ * @category constants
  */
 export const defaultFaultMix: ReadonlyArray<{ readonly fault: FakeFault; readonly weight: number }> = [
   { fault: FakeFault.Status({ status: 500 }), weight: 1 },
@@ -137,6 +145,7 @@ export const defaultFaultMix: ReadonlyArray<{ readonly fault: FakeFault; readonl
  * An envelope failure: its HTTP status, code and message.
  *
  * @since 0.1.0
+ * @category models
  */
 export interface Rejection {
   readonly status: number
@@ -148,6 +157,7 @@ export interface Rejection {
  * Every rejection the fake emits by itself (faults aside), keyed by a name that says why.
  *
  * @since 0.1.0
+ * @category constants
  */
 export const rejections = {
   missingKey: { status: 400, code: "40001", msg: "ACCESS_KEY is required" },
@@ -174,6 +184,7 @@ export const rejections = {
  * The envelope text, fields in the order the real server writes them.
  *
  * @since 0.1.0
+ * @category utils
  */
 export const envelope = (code: string, msg: string, requestTime: number, data: unknown): string =>
   JSON.stringify({ code, msg, requestTime, data })
@@ -184,6 +195,7 @@ const jsonHeaders: Readonly<Record<string, string>> = { "content-type": "applica
  * A JSON envelope response.
  *
  * @since 0.1.0
+ * @category utils
  */
 export const jsonResponse = (status: number, body: string): FakeResponse =>
   FakeResponse.Response({ status, headers: jsonHeaders, body })
@@ -192,6 +204,7 @@ export const jsonResponse = (status: number, body: string): FakeResponse =>
  * The response of a rejection.
  *
  * @since 0.1.0
+ * @category utils
  */
 export const rejectionResponse = (rejection: Rejection, requestTime: number, detail?: string): FakeResponse =>
   jsonResponse(
@@ -211,6 +224,7 @@ const reasonPhrases: Readonly<Record<number, string>> = {
  * The standard phrase of an HTTP status, for fault bodies.
  *
  * @since 0.1.0
+ * @category utils
  */
 export const reasonPhrase = (status: number): string => reasonPhrases[status] ?? "Error"
 
@@ -218,6 +232,7 @@ export const reasonPhrase = (status: number): string => reasonPhrases[status] ??
  * An HTML error page like the one a gateway in front of the API serves.
  *
  * @since 0.1.0
+ * @category utils
  */
 export const htmlPage = (status: number): string =>
   `<html>\r\n<head><title>${status} ${reasonPhrase(status)}</title></head>\r\n<body>\r\n<center><h1>${status} ${reasonPhrase(status)}</h1></center>\r\n<hr><center>nginx</center>\r\n</body>\r\n</html>\r\n`

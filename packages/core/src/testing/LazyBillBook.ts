@@ -29,6 +29,7 @@ import type { Account, FundingWireBill, SpotWireBill, WireBill, WireBillOf } fro
  * What a lazy book holds.
  *
  * @since 0.1.0
+ * @category models
  */
 export interface LazyBookOptions {
   readonly count: number
@@ -51,6 +52,7 @@ export interface LazyBookOptions {
  * A lazy book, with what a fake exchange needs to continue its balances.
  *
  * @since 0.1.0
+ * @category models
  */
 export interface LazyBillBook<B extends WireBill> extends BillBook.BillBook<B> {
   /** Bill `index` (0-based, oldest first), computed. */
@@ -80,6 +82,7 @@ const fixed = (mantissa: bigint, scale: number): string => {
  * Creates a lazy book of `account` bills.
  *
  * @since 0.1.0
+ * @category constructors
  */
 export const make = <A extends Account>(account: A, options: LazyBookOptions): LazyBillBook<WireBillOf[A]> => {
   type B = WireBillOf[A]

@@ -11,6 +11,7 @@
  * model, advanced inside `Effect.sync` blocks.
  *
  * @since 0.1.0
+ * @category models
  */
 export interface Prng {
   /** A float in [0, 1). */
@@ -27,6 +28,7 @@ export interface Prng {
  * Creates a generator from a 32-bit seed (other numbers are truncated to 32 bits).
  *
  * @since 0.1.0
+ * @category constructors
  */
 export const make = (seed: number): Prng => {
   let state = seed >>> 0

@@ -17,6 +17,7 @@ import { type Rejection, rejections } from "./FakeProtocol.js"
  * A rejected body: the rejection and a detail for the message.
  *
  * @since 0.1.0
+ * @category models
  */
 export interface ParamRejection {
   readonly rejection: Rejection
@@ -27,6 +28,7 @@ export interface ParamRejection {
  * Decoded funding-bills parameters; time bounds as epoch ms.
  *
  * @since 0.1.0
+ * @category models
  */
 export interface FundingParams {
   readonly coinId: number | undefined
@@ -41,6 +43,7 @@ export interface FundingParams {
  * Decoded spot-bills parameters; time bounds as epoch ms.
  *
  * @since 0.1.0
+ * @category models
  */
 export interface SpotParams {
   readonly coinId: number | undefined
@@ -98,6 +101,7 @@ const checkWindow = (start: number | undefined, end: number | undefined): ParamR
  * Decodes a funding-bills body.
  *
  * @since 0.1.0
+ * @category utils
  */
 export const fundingParams = (body: string): Either.Either<FundingParams, ParamRejection> =>
   Either.flatMap(Either.mapLeft(decodeFunding(body), parameterError), (raw) => {
@@ -117,6 +121,7 @@ export const fundingParams = (body: string): Either.Either<FundingParams, ParamR
  * Decodes a spot-bills body.
  *
  * @since 0.1.0
+ * @category utils
  */
 export const spotParams = (body: string): Either.Either<SpotParams, ParamRejection> =>
   Either.flatMap(Either.mapLeft(decodeSpot(body), parameterError), (raw) => {

@@ -15,6 +15,7 @@ import type { FakeRequest } from "./FakeProtocol.js"
  * What to send; `body` is used verbatim when it is a string, JSON-encoded otherwise.
  *
  * @since 0.1.0
+ * @category models
  */
 export interface SignedRequestOptions {
   readonly operation: OperationName
@@ -34,6 +35,7 @@ export interface SignedRequestOptions {
  * A correctly signed request (unless told to break it via `headers` / `omit`).
  *
  * @since 0.1.0
+ * @category utils
  */
 export const signedRequest = (options: SignedRequestOptions): Effect.Effect<FakeRequest> => {
   const credentials = options.credentials ?? defaultCredentials

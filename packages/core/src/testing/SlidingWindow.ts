@@ -11,6 +11,7 @@
  * Rate-limit settings; `false` turns the limit off.
  *
  * @since 0.1.0
+ * @category models
  */
 export type RateLimit = { readonly limit: number; readonly windowMillis: number } | false
 
@@ -18,6 +19,7 @@ export type RateLimit = { readonly limit: number; readonly windowMillis: number 
  * The interface's limit: 10 requests per second, per operation.
  *
  * @since 0.1.0
+ * @category utils
  */
 export const defaultRateLimit: RateLimit = { limit: 10, windowMillis: 1000 }
 
@@ -25,6 +27,7 @@ export const defaultRateLimit: RateLimit = { limit: 10, windowMillis: 1000 }
  * Mutable window state of one operation.
  *
  * @since 0.1.0
+ * @category models
  */
 export interface SlidingWindow {
   /** Admits (and records) or rejects an arrival at `now`. */
@@ -38,6 +41,7 @@ export interface SlidingWindow {
  * Creates an empty window.
  *
  * @since 0.1.0
+ * @category constructors
  */
 export const make = (): SlidingWindow => {
   let arrivals: Array<number> = []

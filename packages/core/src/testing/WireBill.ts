@@ -10,6 +10,7 @@
  * The two accounts whose bills the interface lists.
  *
  * @since 0.1.0
+ * @category models
  */
 export type Account = "funding" | "spot"
 
@@ -18,6 +19,7 @@ export type Account = "funding" | "spot"
  * `afterAmount = previous afterAmount + deltaAmount`, and `fees` is informational.
  *
  * @since 0.1.0
+ * @category models
  */
 export interface FundingWireBill {
   readonly billId: string
@@ -37,6 +39,7 @@ export interface FundingWireBill {
  * A spot bill as the server sends it; same balance convention as {@link FundingWireBill}.
  *
  * @since 0.1.0
+ * @category models
  */
 export interface SpotWireBill {
   readonly billId: string
@@ -56,6 +59,7 @@ export interface SpotWireBill {
  * The wire record type of each account.
  *
  * @since 0.1.0
+ * @category models
  */
 export interface WireBillOf {
   readonly funding: FundingWireBill
@@ -66,6 +70,7 @@ export interface WireBillOf {
  * Either kind of wire bill.
  *
  * @since 0.1.0
+ * @category models
  */
 export type WireBill = FundingWireBill | SpotWireBill
 
@@ -73,6 +78,7 @@ export type WireBill = FundingWireBill | SpotWireBill
  * Orders digit strings as the unbounded integers they denote (ids exceed 2^53, so no `Number`).
  *
  * @since 0.1.0
+ * @category utils
  */
 export const compareDigitStrings = (a: string, b: string): number =>
   a.length !== b.length ? a.length - b.length : a < b ? -1 : a > b ? 1 : 0
@@ -81,6 +87,7 @@ export const compareDigitStrings = (a: string, b: string): number =>
  * The fake exchange's canonical order: oldest first by `cTime`, ties by `billId`.
  *
  * @since 0.1.0
+ * @category utils
  */
 export const compareWireBills = (a: WireBill, b: WireBill): number =>
   compareDigitStrings(a.cTime, b.cTime) || compareDigitStrings(a.billId, b.billId)

@@ -4,11 +4,10 @@
  * @since 0.1.0
  */
 
-/** @since 0.1.0 */
+/** @since 0.1.0 @category modules */
 export * as BillBook from "./BillBook.js"
-/** @since 0.1.0 */
+/** @since 0.1.0 @category modules */
 export * as BillGenerator from "./BillGenerator.js"
-/** @since 0.1.0 */
 export {
   defaultCredentials,
   type FakeBehaviour,
@@ -22,21 +21,18 @@ export {
   type LoggedRequest,
   type OperationStats
 } from "./FakeExchange.js"
-/** @since 0.1.0 */
+/** @since 0.1.0 @category modules */
 export * as FakeHttpClient from "./FakeHttpClient.js"
-/** @since 0.1.0 */
 export * from "./FakeProtocol.js"
-/** @since 0.1.0 */
+/** @since 0.1.0 @category modules */
 export * as LazyBillBook from "./LazyBillBook.js"
-/** @since 0.1.0 */
+/** @since 0.1.0 @category modules */
 export * as Prng from "./Prng.js"
-/** @since 0.1.0 */
+/** @since 0.1.0 @category modules */
 export * as RequestParams from "./RequestParams.js"
-/** @since 0.1.0 */
+/** @since 0.1.0 @category modules */
 export * as SlidingWindow from "./SlidingWindow.js"
-/** @since 0.1.0 */
 export * from "./WireBill.js"
-/** @since 0.1.0 */
 export * from "./SignedRequest.js"
-/** @since 0.1.0 */
+/** @since 0.1.0 @category modules */
 export * as BillsApiTest from "./BillsApiTest.js"

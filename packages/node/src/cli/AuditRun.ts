@@ -18,6 +18,7 @@ import { validateWindow, type WindowFlags } from "./WindowFlags.js"
  * The audit found a break or a count that does not match; the process exits with code 3.
  *
  * @since 0.1.0
+ * @category errors
  */
 export class ChainBroken extends Schema.TaggedError<ChainBroken>("@account-bills/node/ChainBroken")("ChainBroken", {
   breaks: Schema.Number,
@@ -36,6 +37,7 @@ export class ChainBroken extends Schema.TaggedError<ChainBroken>("@account-bills
  * The flags as parsed by the command line.
  *
  * @since 0.1.0
+ * @category models
  */
 export interface AuditFlags extends WindowFlags {
   readonly account: "funding" | "spot" | "all"
@@ -45,6 +47,7 @@ export interface AuditFlags extends WindowFlags {
  * Checks the flags together into a ledger query; the first problem is reported in one line.
  *
  * @since 0.1.0
+ * @category utils
  */
 export const validateAuditFlags = (flags: AuditFlags): Effect.Effect<Ledger.LedgerQuery, UsageError> =>
   Effect.map(validateWindow(flags), (window) => ({ account: flags.account, ...window }))
@@ -59,6 +62,7 @@ const describeBill = (bill: Ledger.BillRef): string =>
  * check under its account, and a verdict at the end.
  *
  * @since 0.1.0
+ * @category utils
  */
 export const formatReport = (report: Ledger.AuditReport): ReadonlyArray<string> => {
   const lines: Array<string> = []
@@ -95,6 +99,7 @@ export const formatReport = (report: Ledger.AuditReport): ReadonlyArray<string> 
  * Runs the audit and prints its report; fails with `ChainBroken` when the ledger is not whole.
  *
  * @since 0.1.0
+ * @category utils
  */
 export const runAudit = (query: Ledger.LedgerQuery) =>
   Effect.gen(function* () {

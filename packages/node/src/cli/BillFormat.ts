@@ -11,6 +11,7 @@ import * as DateTime from "effect/DateTime"
  * Output formats of `bills export`.
  *
  * @since 0.1.0
+ * @category models
  */
 export type ExportFormat = "ndjson" | "csv"
 
@@ -18,6 +19,7 @@ export type ExportFormat = "ndjson" | "csv"
  * Accounts the exchange keeps bills for.
  *
  * @since 0.1.0
+ * @category models
  */
 export type Account = "funding" | "spot"
 
@@ -47,6 +49,7 @@ const csvField = (value: unknown): string => {
  * The first line of a file in `format`, if that format has one.
  *
  * @since 0.1.0
+ * @category utils
  */
 export const header = (format: ExportFormat, account: Account): string =>
   format === "csv" ? `${["time", ...columns[account]].join(",")}\n` : ""
@@ -56,6 +59,7 @@ export const header = (format: ExportFormat, account: Account): string =>
  * strings and amounts keep every digit and trailing zero the server sent.
  *
  * @since 0.1.0
+ * @category utils
  */
 export const line = (format: ExportFormat, account: Account, bill: FundingBill | SpotBill): string =>
   format === "ndjson"

@@ -12,6 +12,7 @@ import * as DateTime from "effect/DateTime"
  * Totals of one coin.
  *
  * @since 0.1.0
+ * @category models
  */
 export interface CoinSummary {
   readonly coinName: string
@@ -43,6 +44,7 @@ const before = (a: FundingBill | SpotBill, b: FundingBill | SpotBill): boolean =
  * Accumulates bills in any order and reports per coin.
  *
  * @since 0.1.0
+ * @category constructors
  */
 export const makeCoinTally = () => {
   const coins = new Map<number, Tally>()
@@ -82,6 +84,7 @@ export const makeCoinTally = () => {
  * A BigDecimal as plain digits, never in exponent notation.
  *
  * @since 0.1.0
+ * @category utils
  */
 export const plain = (value: BigDecimal.BigDecimal): string => {
   const normalized = BigDecimal.normalize(value)

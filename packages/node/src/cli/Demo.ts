@@ -24,6 +24,7 @@ import { type ExportSummary, exportBills } from "./ExportBills.js"
  * An export that does not match the exchange's own records.
  *
  * @since 0.1.0
+ * @category errors
  */
 export class DemoMismatch extends Schema.TaggedError<DemoMismatch>("@account-bills/node/DemoMismatch")("DemoMismatch", {
   account: Schema.Literal("funding", "spot"),
@@ -39,6 +40,7 @@ export class DemoMismatch extends Schema.TaggedError<DemoMismatch>("@account-bil
  * What the demo's exchange holds.
  *
  * @since 0.1.0
+ * @category models
  */
 export interface DemoOptions {
   readonly funding: number
@@ -52,6 +54,7 @@ export interface DemoOptions {
  * The demo's defaults: about 2,000 funding and 6,000 spot bills with same-millisecond groups.
  *
  * @since 0.1.0
+ * @category utils
  */
 export const demoDefaults: DemoOptions = { funding: 2_000, spot: 6_000, seed: 20_240_501 }
 
@@ -83,6 +86,7 @@ const table = (summaries: ReadonlyArray<ExportSummary>): string => {
  * Runs the demo and returns the summaries; fails if an export differs from the exchange.
  *
  * @since 0.1.0
+ * @category utils
  */
 export const runDemo = (options: DemoOptions = demoDefaults) =>
   Effect.gen(function* () {

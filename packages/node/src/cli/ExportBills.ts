@@ -24,6 +24,7 @@ import { makeProgress, type ProgressCounts } from "./Progress.js"
  * What to export, already validated.
  *
  * @since 0.1.0
+ * @category models
  */
 export interface ExportRequest {
   readonly account: Account
@@ -40,6 +41,7 @@ export interface ExportRequest {
  * What an export did.
  *
  * @since 0.1.0
+ * @category models
  */
 export interface ExportSummary extends ProgressCounts {
   readonly account: Account
@@ -50,6 +52,7 @@ export interface ExportSummary extends ProgressCounts {
  * Runs one export. `requests` reads how many HTTP requests have been sent so far.
  *
  * @since 0.1.0
+ * @category utils
  */
 export const exportBills = (
   request: ExportRequest,

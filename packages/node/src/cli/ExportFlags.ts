@@ -15,6 +15,7 @@ import { validateWindow, type WindowFlags } from "./WindowFlags.js"
  * The flags as parsed by the command line.
  *
  * @since 0.1.0
+ * @category models
  */
 export interface ExportFlags extends WindowFlags {
   readonly account: Account
@@ -28,6 +29,7 @@ export interface ExportFlags extends WindowFlags {
  * Checks the flags together; the first problem is reported in one line.
  *
  * @since 0.1.0
+ * @category utils
  */
 export const validateExportFlags = (
   flags: ExportFlags

@@ -14,6 +14,7 @@ import type { Writable } from "node:stream"
  * The output could not be opened or written.
  *
  * @since 0.1.0
+ * @category errors
  */
 export class OutputError extends Schema.TaggedError<OutputError>("@account-bills/node/OutputError")("OutputError", {
   target: Schema.String,
@@ -43,6 +44,7 @@ export class OutputClosed extends Schema.TaggedError<OutputClosed>("@account-bil
  * A sink of text.
  *
  * @since 0.1.0
+ * @category models
  */
 export interface LineSink {
   readonly write: (text: string) => Effect.Effect<void, OutputError | OutputClosed>
@@ -81,6 +83,7 @@ const ignoreErrorEvents = (stream: Writable): Effect.Effect<unknown, never, Scop
  * The file is closed, after everything written has reached it, when the scope closes.
  *
  * @since 0.1.0
+ * @category constructors
  */
 export const open = (path: string | undefined): Effect.Effect<LineSink, OutputError, Scope.Scope> => {
   if (path === undefined) {

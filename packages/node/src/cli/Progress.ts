@@ -11,6 +11,7 @@ import * as Effect from "effect/Effect"
  * Counters the progress line shows.
  *
  * @since 0.1.0
+ * @category models
  */
 export interface ProgressCounts {
   readonly bills: number
@@ -25,6 +26,7 @@ const seconds = (millis: number) => (millis / 1000).toFixed(1)
  * The text of a progress or summary line.
  *
  * @since 0.1.0
+ * @category utils
  */
 export const render = (label: string, counts: ProgressCounts): string => {
   const rate = counts.elapsedMillis > 0 ? (counts.requests * 1000) / counts.elapsedMillis : 0
@@ -35,6 +37,7 @@ export const render = (label: string, counts: ProgressCounts): string => {
  * A live progress line, redrawn at most ten times a second, only on a terminal.
  *
  * @since 0.1.0
+ * @category constructors
  */
 export const makeProgress = (label: string, live: boolean) =>
   Effect.map(Clock.currentTimeMillis, (start) => {

@@ -12,6 +12,7 @@ const isoPattern = /^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+
  * zone is read as UTC, so the same command means the same range on every machine.
  *
  * @since 0.1.0
+ * @category utils
  */
 export const parseTime = (flag: string, input: string): Either.Either<number, string> => {
   const text = input.trim()

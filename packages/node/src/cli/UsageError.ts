@@ -7,6 +7,7 @@ import * as Schema from "effect/Schema"
 
 /**
  * @since 0.1.0
+ * @category errors
  */
 export class UsageError extends Schema.TaggedError<UsageError>("@account-bills/node/UsageError")("UsageError", {
   reason: Schema.String

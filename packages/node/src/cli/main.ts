@@ -20,6 +20,7 @@ import { exportCommand } from "./ExportCommand.js"
  * Exit codes of the program.
  *
  * @since 0.1.0
+ * @category constants
  */
 export const ExitCode = { ok: 0, failed: 1, usage: 2, broken: 3, interrupted: 130 } as const
 
@@ -46,6 +47,7 @@ const firstLine = (text: string): string =>
  * on stderr in one line by then.
  *
  * @since 0.1.0
+ * @category utils
  */
 export const main = (argv: ReadonlyArray<string>): Effect.Effect<number> => {
   const cliErrors: Array<string> = []
@@ -88,6 +90,7 @@ const report = (message: string, code: number) =>
  * Maps how the program ended to the process exit code.
  *
  * @since 0.1.0
+ * @category utils
  */
 export const teardown = <E, A>(exit: Exit.Exit<E, A>, onExit: (code: number) => void): void => {
   if (Exit.isSuccess(exit)) onExit(typeof exit.value === "number" ? exit.value : ExitCode.ok)
