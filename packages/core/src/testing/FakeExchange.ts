@@ -27,12 +27,11 @@ import * as Layer from "effect/Layer"
 import { operationPath, serverTimePath, successCode } from "../internal/protocol.js"
 import type { OperationName } from "../Operation.js"
 import * as Signature from "../Signature.js"
-import * as BillBook from "./BillBook.js"
+import type * as BillBook from "./BillBook.js"
 import * as BillGenerator from "./BillGenerator.js"
 import * as FakeHttpClient from "./FakeHttpClient.js"
 import * as LazyBillBook from "./LazyBillBook.js"
 import {
-  defaultFaultMix,
   envelope,
   type FakeFault,
   type FakeRequest,
@@ -46,8 +45,10 @@ import {
   rejections,
   type ScriptedFault
 } from "./FakeProtocol.js"
-import * as Prng from "./Prng.js"
-import * as RequestParams from "./RequestParams.js"
+import { makeAuthentication } from "./internal/authentication.js"
+import { makeFaultPlan } from "./internal/faultPlan.js"
+import { makeQueries, rejectionAnswer, seedBooks } from "./internal/queries.js"
+import { type LogEntry, makeRequestLog } from "./internal/requestLog.js"
 import * as SlidingWindow from "./SlidingWindow.js"
 import type { Account, FundingWireBill, SpotWireBill, WireBill, WireBillOf } from "./WireBill.js"
 
@@ -292,44 +293,12 @@ type Verdict =
   | { readonly _tag: "Limited" }
   | { readonly _tag: "Admitted" }
 
-interface Answer {
-  readonly status: number
-  readonly code: string
-  readonly body: string
-}
-
-interface MutableStats {
-  requests: number
-  succeeded: number
-  rejected: number
-  rateLimited: number
-  faulted: number
-}
-
-const emptyStats = (): MutableStats => ({ requests: 0, succeeded: 0, rejected: 0, rateLimited: 0, faulted: 0 })
-
-const defaultStartMillis = Date.UTC(2025, 0, 1)
-const ninetyDays = 90 * 24 * 60 * 60 * 1000
-
 const parseJsonOrUndefined = (text: string): unknown =>
   Either.getOrUndefined(Either.try(() => JSON.parse(text) as unknown))
 
-const rejectionAnswer = (rejection: Rejection, now: number, detail?: string): Answer => ({
-  status: rejection.status,
-  code: rejection.code,
-  body: envelope(rejection.code, detail === undefined ? rejection.msg : `${rejection.msg}: ${detail}`, now, null)
-})
-
-const successAnswer = (data: unknown, now: number): Answer => ({
-  status: 200,
-  code: successCode,
-  body: envelope(successCode, "success", now, data)
-})
-
-const digits = /^\d{1,15}$/
-
 /**
- * Builds a fake exchange.
+ * Builds a fake exchange: the books and their queries, the fault plan, the rate-limit windows,
+ * the request log and the authentication, composed in the order the module comment gives.
  *
  * @since 0.1.0
  * @category constructors
@@ -339,52 +308,9 @@ export const make = (options: FakeExchangeOptions = {}): Effect.Effect<FakeExcha
     const credentials = options.credentials ?? defaultCredentials
     const key = yield* Signature.importSecret(credentials.secret)
     const generator = BillGenerator.make(options.generate)
-    const gen = options.generate
-    const startMillis = gen?.startMillis ?? defaultStartMillis
-    const endMillis = gen?.endMillis ?? startMillis + ninetyDays
-    const seeded = <A extends Account>(
-      account: A,
-      given: ReadonlyArray<WireBillOf[A]> | undefined
-    ): BillBook.BillBook<WireBillOf[A]> => {
-      if (gen?.lazy === true) {
-        const lazy = LazyBillBook.make(account, {
-          count: gen[account] ?? 100,
-          startMillis,
-          endMillis,
-          seed: gen.seed,
-          coins: gen.coins,
-          bizTypes: gen.bizTypes?.[account],
-          firstBillId: gen.firstBillId
-        })
-        // Appended bills continue the lazy balances and ids.
-        for (const bill of lazy.lastOfEachCoin()) generator.observe(account, bill)
-        if (given !== undefined && given.length > 0) {
-          lazy.insert(given)
-          for (const bill of given) generator.observe(account, bill)
-        }
-        return lazy
-      }
-      const generated =
-        gen === undefined
-          ? []
-          : generator.generate(account, {
-              count: gen[account] ?? 100,
-              startMillis,
-              endMillis,
-              sameMillisecondGroup: gen.sameMillisecondGroup
-            })
-      const book = BillBook.make<WireBillOf[A]>(generated)
-      if (given !== undefined && given.length > 0) {
-        book.insert(given)
-        for (const bill of book.all()) generator.observe(account, bill)
-      }
-      return book
-    }
-    const books: { readonly [A in Account]: BillBook.BillBook<WireBillOf[A]> } = {
-      funding: seeded("funding", options.bills?.funding),
-      spot: seeded("spot", options.bills?.spot)
-    }
+    const books = seedBooks(options, generator)
 
+    // Mutable model state; only touched inside Effect.sync, so each step is atomic.
     let behaviour: FakeBehaviour = {
       order: options.order ?? "newest-first",
       bounds: options.bounds ?? "inclusive",
@@ -393,139 +319,38 @@ export const make = (options: FakeExchangeOptions = {}): Effect.Effect<FakeExcha
       lookbackMillis: options.lookbackMillis
     }
     let clockOffsetMillis = options.clockOffsetMillis ?? 0
-
-    // Mutable model state; only touched inside Effect.sync, so each step is atomic.
-    let log: Array<{ -readonly [K in keyof LoggedRequest]: LoggedRequest[K] }> = []
-    let arrivals = 0
-    let calls = 0
-    let serverTimeRequests = 0
-    let stats: Record<OperationName, MutableStats> = { fundingBills: emptyStats(), spotBills: emptyStats() }
-    const operationCalls: Record<OperationName, number> = { fundingBills: 0, spotBills: 0 }
+    const faults = makeFaultPlan(options.faults)
+    const log = makeRequestLog()
     const windows: Record<OperationName, SlidingWindow.SlidingWindow> = {
       fundingBills: SlidingWindow.make(),
       spotBills: SlidingWindow.make()
     }
-    let scripted = new Map<string, FakeFault>()
-    let permanent: FakeFault | undefined
-    let random: { readonly config: RandomFaults; readonly prng: Prng.Prng } | undefined
-
-    const script = (faults: ReadonlyArray<ScriptedFault>): void => {
-      for (const { nth, operation, fault } of faults) scripted.set(`${operation ?? "*"}:${nth}`, fault)
-    }
-    const setRandom = (config: RandomFaults | undefined): void => {
-      random = config === undefined ? undefined : { config, prng: Prng.make(config.seed ?? 1) }
-    }
-    const restoreFaults = (): void => {
-      scripted = new Map()
-      script(options.faults?.scripted ?? [])
-      permanent = options.faults?.permanent
-      setRandom(options.faults?.random)
-    }
-    restoreFaults()
-
-    const drawRandom = (): FakeFault | undefined => {
-      if (random === undefined || random.prng.next() >= random.config.rate) return undefined
-      const mix = random.config.mix ?? defaultFaultMix
-      const total = mix.reduce((sum, entry) => sum + entry.weight, 0)
-      let point = random.prng.next() * total
-      for (const entry of mix) {
-        point -= entry.weight
-        if (point < 0) return entry.fault
-      }
-      return mix[mix.length - 1]?.fault
-    }
+    const authenticate = makeAuthentication(credentials, key, () => behaviour.maxSkewMillis)
+    const query = makeQueries(books, () => behaviour)
 
     const serverTime = Effect.map(Clock.currentTimeMillis, (now) => now + clockOffsetMillis)
 
-    const arrive = (request: FakeRequest, route: Route, now: number) => {
-      arrivals++
+    /** Logs the request and decides, at arrival, whether it is faulted, limited or admitted. */
+    const arrive = (request: FakeRequest, route: Route, now: number): { entry: LogEntry; verdict: Verdict } => {
       const operation =
         route._tag === "Operation" ? route.operation : route._tag === "ServerTime" ? "serverTime" : route.operation
-      const entry: { -readonly [K in keyof LoggedRequest]: LoggedRequest[K] } = {
-        arrival: arrivals,
-        arrivalMillis: now,
-        method: request.method,
-        path: request.path,
-        query: request.query,
-        operation,
-        call: undefined,
-        operationCall: undefined,
-        body: request.body,
-        params: parseJsonOrUndefined(request.body),
-        timestamp: request.headers["access-timestamp"],
-        outcome: { _tag: "Pending" }
-      }
-      log.push(entry)
-      if (route._tag === "ServerTime") serverTimeRequests++
-      if (route._tag !== "Operation") return { entry, verdict: { _tag: "Admitted" } as Verdict }
+      const entry = log.arrive(request, operation, now, parseJsonOrUndefined(request.body))
+      if (route._tag !== "Operation") return { entry, verdict: { _tag: "Admitted" } }
       const op = route.operation
-      entry.call = ++calls
-      entry.operationCall = ++operationCalls[op]
-      stats[op].requests++
-      const fault =
-        scripted.get(`${op}:${entry.operationCall}`) ?? scripted.get(`*:${entry.call}`) ?? permanent ?? drawRandom()
+      log.numberCall(entry, op)
+      const fault = faults.pick(op, entry.operationCall ?? 0, entry.call ?? 0)
       if (fault !== undefined) {
-        stats[op].faulted++
+        log.tally(op, "faulted")
         entry.outcome = { _tag: "Faulted", fault }
+        // A faulted request reached the server and uses capacity, except an injected 429.
         if (!(fault._tag === "Status" && fault.status === 429)) windows[op].record(now)
-        return { entry, verdict: { _tag: "Fault", fault } as Verdict }
+        return { entry, verdict: { _tag: "Fault", fault } }
       }
       if (!windows[op].tryAdmit(now, behaviour.rateLimit)) {
-        stats[op].rateLimited++
-        return { entry, verdict: { _tag: "Limited" } as Verdict }
+        log.tally(op, "rateLimited")
+        return { entry, verdict: { _tag: "Limited" } }
       }
-      return { entry, verdict: { _tag: "Admitted" } as Verdict }
-    }
-
-    const authenticate = Effect.fnUntraced(function* (request: FakeRequest, now: number) {
-      const h = request.headers
-      const apiKey = h["access-key"]
-      const sign = h["access-sign"]
-      const timestamp = h["access-timestamp"]
-      const passphrase = h["access-passphrase"]
-      if (apiKey === undefined || apiKey === "") return rejections.missingKey
-      if (sign === undefined || sign === "") return rejections.missingSign
-      if (timestamp === undefined || timestamp === "" || passphrase === undefined || passphrase === "") {
-        return rejections.missingTimestampOrPassphrase
-      }
-      if (!digits.test(timestamp)) return rejections.invalidTimestamp
-      if (apiKey !== credentials.apiKey) return rejections.invalidKey
-      if (passphrase !== credentials.passphrase) return rejections.invalidPassphrase
-      if (Math.abs(Number(timestamp) - now) > behaviour.maxSkewMillis) return rejections.timestampExpired
-      const expected = yield* Signature.signWithKey(key, {
-        timestamp,
-        method: request.method,
-        path: request.path,
-        query: request.query,
-        body: request.body
-      })
-      return expected === sign ? undefined : rejections.signature
-    })
-
-    const tooOld = (start: number | undefined, now: number): boolean =>
-      start !== undefined && behaviour.lookbackMillis !== undefined && start < now - behaviour.lookbackMillis
-
-    const query = (operation: OperationName, body: string, now: number): Answer => {
-      const { bounds, order } = behaviour
-      if (operation === "fundingBills") {
-        return Either.match(RequestParams.fundingParams(body), {
-          onLeft: ({ detail, rejection }) => rejectionAnswer(rejection, now, detail),
-          onRight: (p) => {
-            if (tooOld(p.start, now)) return rejectionAnswer(rejections.tooOld, now)
-            const offset = (p.pageIndex - 1) * p.pageSize
-            const { items, total } = books.funding.slice({ ...p, bounds }, order, offset, p.pageSize)
-            const hasNextPage = offset + p.pageSize < total
-            return successAnswer({ total, page: p.pageIndex, pageSize: p.pageSize, hasNextPage, items }, now)
-          }
-        })
-      }
-      return Either.match(RequestParams.spotParams(body), {
-        onLeft: ({ detail, rejection }) => rejectionAnswer(rejection, now, detail),
-        onRight: (p) => {
-          if (tooOld(p.start, now)) return rejectionAnswer(rejections.tooOld, now)
-          return successAnswer(books.spot.slice({ ...p, bounds }, order, 0, p.limit).items, now)
-        }
-      })
+      return { entry, verdict: { _tag: "Admitted" } }
     }
 
     const answer = Effect.fnUntraced(function* (operation: OperationName, request: FakeRequest, now: number) {
@@ -599,8 +424,7 @@ export const make = (options: FakeExchangeOptions = {}): Effect.Effect<FakeExcha
           const result = yield* answer(operation, request, now)
           yield* Effect.sync(() => {
             entry.outcome = { _tag: "Answered", status: result.status, code: result.code }
-            if (result.code === successCode) stats[operation].succeeded++
-            else stats[operation].rejected++
+            log.tally(operation, result.code === successCode ? "succeeded" : "rejected")
           })
           return jsonResponse(result.status, result.body)
         }
@@ -645,42 +469,24 @@ export const make = (options: FakeExchangeOptions = {}): Effect.Effect<FakeExcha
             return generated
           })
         ),
-      injectFaults: (faults) => Effect.sync(() => script(faults)),
+      injectFaults: (scripted) => Effect.sync(() => faults.script(scripted)),
       failNext: (fault, next) =>
         Effect.sync(() => {
           const operation = next?.operation
-          const base = operation === undefined ? calls : operationCalls[operation]
+          const base = log.calls(operation)
           const count = next?.count ?? 1
-          for (let i = 1; i <= count; i++) script([{ nth: base + i, operation, fault }])
+          for (let i = 1; i <= count; i++) faults.script([{ nth: base + i, operation, fault }])
         }),
-      setPermanentFault: (fault) =>
-        Effect.sync(() => {
-          permanent = fault
-        }),
-      setRandomFaults: (config) => Effect.sync(() => setRandom(config)),
-      clearFaults: Effect.sync(() => {
-        scripted = new Map()
-        permanent = undefined
-        random = undefined
-      }),
-      requests: Effect.sync(() => log.map((entry) => ({ ...entry }))),
-      stats: Effect.sync(() => ({
-        requests: arrivals,
-        serverTimeRequests,
-        fundingBills: { ...stats.fundingBills },
-        spotBills: { ...stats.spotBills }
-      })),
+      setPermanentFault: (fault) => Effect.sync(() => faults.setPermanent(fault)),
+      setRandomFaults: (config) => Effect.sync(() => faults.setRandom(config)),
+      clearFaults: Effect.sync(() => faults.clear()),
+      requests: Effect.sync(() => log.requests()),
+      stats: Effect.sync(() => log.stats()),
       reset: Effect.sync(() => {
-        log = []
-        arrivals = 0
-        calls = 0
-        serverTimeRequests = 0
-        operationCalls.fundingBills = 0
-        operationCalls.spotBills = 0
-        stats = { fundingBills: emptyStats(), spotBills: emptyStats() }
+        log.reset()
         windows.fundingBills.clear()
         windows.spotBills.clear()
-        restoreFaults()
+        faults.restore()
       })
     }
     return service
