@@ -132,8 +132,22 @@ export interface BillsStoreShape {
     account: string,
     query: StoredBillsQuery & { readonly limit: number }
   ) => Effect.Effect<ReadonlyArray<SpotBill>, StoreFailure>
+  /** The accounts the store holds. */
+  readonly accounts: Effect.Effect<ReadonlyArray<StoredAccount>, StoreFailure>
   /** How many bills of (account, kind) the store holds. */
   readonly count: (account: string, kind: BillKind) => Effect.Effect<number, StoreFailure>
+}
+
+/**
+ * An account as recorded in the store.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface StoredAccount {
+  readonly id: string
+  readonly fingerprint: string
+  readonly label: string | undefined
 }
 
 interface StateRow {
@@ -363,7 +377,19 @@ export const make = (target: string): Effect.Effect<BillsStoreShape, StoreFailur
         )
       )
 
+    const accounts = mapped(
+      Effect.map(
+        sql<{
+          readonly account: string
+          readonly fingerprint: string
+          readonly label: string | null
+        }>`SELECT account, fingerprint, label FROM ab_accounts ORDER BY account`,
+        (rows) => rows.map((row) => ({ id: row.account, fingerprint: row.fingerprint, label: row.label ?? undefined }))
+      )
+    )
+
     return BillsStore.of({
+      accounts,
       target,
       register,
       state,

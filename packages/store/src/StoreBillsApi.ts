@@ -13,9 +13,11 @@ import { BillsApi, type BillsApiShape, FundingBillsParams, makeStreams, SpotBill
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import type * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
-import { BillsStore } from "./BillsStore.js"
-import { StoreDiskFull, StoreUnavailable } from "./StoreErrors.js"
+import { BillsStore, type StoreFailure } from "./BillsStore.js"
+import * as StoreAccount from "./StoreAccount.js"
+import { StoreAccountUnknown, StoreDiskFull, StoreUnavailable } from "./StoreErrors.js"
 
 const storeDefect = (defect: unknown): defect is StoreUnavailable | StoreDiskFull =>
   defect instanceof StoreUnavailable || defect instanceof StoreDiskFull
@@ -85,3 +87,61 @@ export const make = (account: string): Effect.Effect<BillsApiShape, never, Bills
  */
 export const layer = (account: string): Layer.Layer<BillsApi, never, BillsStore> =>
   Layer.effect(BillsApi, make(account))
+
+/**
+ * Which stored account to read: by label, by API key (its fingerprint), or, given neither,
+ * the store's only account.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface AccountSelection {
+  readonly label?: string | undefined
+  readonly apiKey?: Redacted.Redacted<string> | undefined
+}
+
+/**
+ * The id of the stored account `selection` names.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const resolveAccount = (
+  selection: AccountSelection
+): Effect.Effect<string, StoreFailure | StoreAccountUnknown, BillsStore> =>
+  Effect.gen(function* () {
+    const store = yield* BillsStore
+    const accounts = yield* store.accounts
+    const unknown = (reason: string) => new StoreAccountUnknown({ target: store.target, reason })
+    if (selection.label !== undefined) {
+      const found = accounts.find((account) => account.label === selection.label)
+      if (found === undefined) return yield* unknown(`it holds no account labelled "${selection.label}"`)
+      return found.id
+    }
+    if (selection.apiKey !== undefined) {
+      const print = StoreAccount.fingerprint(selection.apiKey)
+      const found = accounts.filter((account) => account.fingerprint === print)
+      if (found.length === 1 && found[0] !== undefined) return found[0].id
+      if (found.length === 0) return yield* unknown("it holds no account of this API key; sync it first")
+      return yield* unknown(
+        `this API key is kept under several labels (${found.map((account) => account.id).join(", ")}); choose one`
+      )
+    }
+    if (accounts.length === 1 && accounts[0] !== undefined) return accounts[0].id
+    return yield* unknown(
+      accounts.length === 0
+        ? "it is empty; sync into it first"
+        : `it holds ${accounts.length} accounts; set WEEX_API_KEY to the one to read`
+    )
+  })
+
+/**
+ * `BillsApi` over the store, for the account `selection` names.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerFor = (
+  selection: AccountSelection
+): Layer.Layer<BillsApi, StoreFailure | StoreAccountUnknown, BillsStore> =>
+  Layer.unwrapEffect(Effect.map(resolveAccount(selection), layer))

@@ -107,11 +107,34 @@ export class SyncBusy extends Schema.TaggedError<SyncBusy>("@account-bills/SyncB
 }
 
 /**
+ * The store holds no bills of the account asked for, or holds several and none was chosen.
+ *
+ * @since 0.1.0
+ */
+export class StoreAccountUnknown extends Schema.TaggedError<StoreAccountUnknown>("@account-bills/StoreAccountUnknown")(
+  "StoreAccountUnknown",
+  {
+    target: Schema.String,
+    reason: Schema.String
+  }
+) {
+  override get message(): string {
+    return `no account to read in the store ${this.target}: ${this.reason}`
+  }
+}
+
+/**
  * Any failure of the store.
  *
  * @since 0.1.0
  */
-export type StoreError = StoreUnavailable | StoreTooNew | StoreAccountMismatch | StoreDiskFull | StorePasswordInUrl
+export type StoreError =
+  | StoreUnavailable
+  | StoreTooNew
+  | StoreAccountMismatch
+  | StoreAccountUnknown
+  | StoreDiskFull
+  | StorePasswordInUrl
 
 /**
  * Any failure of a sync on the store's side.

@@ -14,6 +14,7 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { NodeBillsApi } from "../NodeBillsApi.js"
 import { plain } from "./CoinSummary.js"
+import { dbFlag, fromStore } from "./StoreFlag.js"
 import { parseTime } from "./TimeFlag.js"
 import { UsageError } from "./UsageError.js"
 import { windowFlags } from "./WindowFlags.js"
@@ -37,7 +38,8 @@ const flags = {
   account: Options.choice("account", ["funding", "spot", "all"]).pipe(
     Options.withDescription("which account's ledger to audit")
   ),
-  ...windowFlags
+  ...windowFlags,
+  db: dbFlag
 }
 
 /**
@@ -150,6 +152,8 @@ export const runAudit = (query: Ledger.LedgerQuery) =>
 export const auditCommand = Command.make("audit", flags, (parsed) =>
   Effect.gen(function* () {
     const query = yield* validateAuditFlags(parsed)
-    yield* runAudit(query).pipe(Effect.provide(NodeBillsApi.layerConfig()))
+    yield* Option.isSome(parsed.db)
+      ? fromStore(parsed.db.value)(runAudit(query))
+      : runAudit(query).pipe(Effect.provide(NodeBillsApi.layerConfig()))
   })
 ).pipe(Command.withDescription("check that every balance chain of the ledger holds (exit 3 if not)"))

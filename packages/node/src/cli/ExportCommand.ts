@@ -10,9 +10,11 @@ import * as HttpClient from "@effect/platform/HttpClient"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Ref from "effect/Ref"
+import * as Option from "effect/Option"
 import { NodeBillsApi } from "../NodeBillsApi.js"
 import { exportBills } from "./ExportBills.js"
 import { validateExportFlags } from "./ExportFlags.js"
+import { dbFlag, fromStore } from "./StoreFlag.js"
 import { windowFlags } from "./WindowFlags.js"
 
 const flags = {
@@ -24,7 +26,8 @@ const flags = {
   maxRps: Options.integer("max-rps").pipe(
     Options.withDescription("requests per second per operation"),
     Options.withDefault(10)
-  )
+  ),
+  db: dbFlag
 }
 
 /**
@@ -51,6 +54,9 @@ export const countingUndici = Effect.map(Ref.make(0), (count) => ({
 export const exportCommand = Command.make("export", flags, (parsed) =>
   Effect.gen(function* () {
     const { request, maxRps } = yield* validateExportFlags(parsed)
+    if (Option.isSome(parsed.db)) {
+      return yield* fromStore(parsed.db.value)(exportBills(request, { live: false, requests: Effect.succeed(0) }))
+    }
     const http = yield* countingUndici
     yield* exportBills(request, { live: process.stderr.isTTY === true, requests: http.requests }).pipe(
       Effect.provide(NodeBillsApi.layerConfig({ rateLimit: { limit: maxRps }, httpClient: http.layer }))
