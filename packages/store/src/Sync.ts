@@ -97,6 +97,13 @@ const fundingOrder = (page: FundingPage): ListOrder | undefined => {
 const spotOrder = (page: SpotPage): ListOrder | undefined =>
   page.cursor.order === "unknown" ? undefined : page.cursor.order
 
+/**
+ * The next pages are fetched while one commits, so the store's time hides behind the
+ * exchange's. Pages still commit one by one in order; fetched pages lost in a crash are
+ * fetched again from the last committed cursor.
+ */
+const ahead = <A, E>(pages: Stream.Stream<A, E>) => Stream.buffer(pages, { capacity: 2 })
+
 const allKinds: ReadonlyArray<BillKind> = ["funding", "spot"]
 
 let ownerSequence = 0
@@ -177,7 +184,7 @@ const syncKind = (options: SyncOptions, kind: BillKind) =>
         state.cursor === undefined
           ? undefined
           : yield* Effect.mapError(decodeFunding(state.cursor), (error) => broken(error.message))
-      yield* Stream.runForEach(api.streamFundingPages(cursor === undefined ? { from } : { cursor }), (page) =>
+      yield* Stream.runForEach(ahead(api.streamFundingPages(cursor === undefined ? { from } : { cursor })), (page) =>
         commit(page.bills, page.cursor, encodeFunding(page.cursor), fundingOrder(page))
       )
     } else {
@@ -185,7 +192,7 @@ const syncKind = (options: SyncOptions, kind: BillKind) =>
         state.cursor === undefined
           ? undefined
           : yield* Effect.mapError(decodeSpot(state.cursor), (error) => broken(error.message))
-      yield* Stream.runForEach(api.streamSpotPages(cursor === undefined ? { from } : { cursor }), (page) =>
+      yield* Stream.runForEach(ahead(api.streamSpotPages(cursor === undefined ? { from } : { cursor })), (page) =>
         commit(page.bills, page.cursor, encodeSpot(page.cursor), spotOrder(page))
       )
     }
