@@ -135,18 +135,24 @@ for (const engine of engines) {
     it.effect("a sync stopped after some pages resumes from its cursor: nothing lost, nothing fetched twice", () =>
       Effect.gen(function* () {
         yield* TestClock.setTime(now)
-        const stopped = yield* Effect.exit(
-          Sync.run({
-            account,
-            onPage: (progress) => (progress.pages === 4 ? Effect.interrupt : Effect.void)
-          })
-        )
-        expect(Exit.isInterrupted(stopped)).toBe(true)
+        // Each kind stopped right after its fourth page committed.
+        for (const kind of ["funding", "spot"] as const) {
+          const stopped = yield* Effect.exit(
+            Sync.run({
+              account,
+              kinds: [kind],
+              onPage: (progress) => (progress.pages === 4 ? Effect.interrupt : Effect.void)
+            })
+          )
+          expect(Exit.isInterrupted(stopped)).toBe(true)
+        }
         const firstRun = yield* requestsOf
         const resumed = yield* Sync.run({ account })
         expect(resumed.map((s) => s.resumed)).toEqual([true, true])
+        // The walk goes on from page five: its request count carries on from the four before.
+        expect(resumed.map((s) => s.requests - s.pages)).toEqual([4, 4])
         const total = yield* requestsOf
-        // Resuming costs only the pages not committed yet: the four of each kind are not asked again.
+        // Resuming asks only for the pages not committed yet.
         expect(total.funding - firstRun.funding).toBe(resumed[0]?.pages)
         expect(total.spot - firstRun.spot).toBe(resumed[1]?.pages)
         const exchangeBills = yield* held
