@@ -67,7 +67,7 @@ describe("bills sync, export --db and audit --db, as processes", () => {
     const again = await runCli(["sync", "--db", db, "--max-rps", "50"], env())
     expect(again.stderr).toContain("funding: 0 new bills in 1 requests")
     expect(again.stderr).toContain("spot: 0 new bills in 1 requests")
-  })
+  }, 180_000)
 
   it("refuses a database URL with a password in one line, without the password", async () => {
     const result = await runCli(["sync", "--db", "postgres://alice:hunter2-secret@127.0.0.1:1/bills"], env())
@@ -112,7 +112,7 @@ describe("bills sync, export --db and audit --db, as processes", () => {
       )
       expect(stored.stdout.trimEnd().split("\n")).toHaveLength(expected.length)
     }
-  })
+  }, 180_000)
 })
 
 /** A 300 KiB tmpfs, where this user may mount one (root); undefined elsewhere. */

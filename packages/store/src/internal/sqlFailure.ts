@@ -5,7 +5,9 @@
  */
 import { SqlError } from "@effect/sql/SqlError"
 import * as Cause from "effect/Cause"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Schedule from "effect/Schedule"
 import { StoreDiskFull, StoreUnavailable } from "../StoreErrors.js"
 
 const diskFull = /SQLITE_FULL|database or disk is full|no space left|could not extend file|disk full|ENOSPC|EFBIG/i
@@ -33,11 +35,23 @@ export const toStoreError = (target: string, error: unknown): StoreDiskFull | St
   return diskFull.test(reason) ? new StoreDiskFull({ target }) : new StoreUnavailable({ target, reason })
 }
 
+const busy = /SQLITE_BUSY|database is locked/i
+
+/**
+ * Another process writes the same SQLite file: its lock is held for one page's commit at most,
+ * so the statement (a transaction or a single statement, whole or not at all) is tried again.
+ */
+const whileBusy = Schedule.exponential(Duration.millis(10), 1.5).pipe(Schedule.intersect(Schedule.recurs(15)))
+
 /** Maps an effect's SQL failures, and its defects (the Migrator dies on a failed migration), to store errors. */
 export const mapSqlFailure =
   (target: string) =>
   <A, E, R>(effect: Effect.Effect<A, E | SqlError, R>) =>
     effect.pipe(
+      Effect.retry({
+        schedule: whileBusy,
+        while: (error) => error instanceof SqlError && busy.test(describe(error))
+      }),
       Effect.catchIf(
         (error): error is SqlError => error instanceof SqlError,
         (error) => Effect.fail(toStoreError(target, error))
