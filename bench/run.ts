@@ -37,6 +37,7 @@ import {
 } from "./client.js"
 import { bundle, lazyExchange, runChild } from "./common.js"
 import { measureStartup } from "./startup.js"
+import { syncBench } from "./sync.js"
 
 const quick = process.argv.includes("--quick")
 const here = (file: string) => fileURLToPath(new URL(file, import.meta.url))
@@ -387,6 +388,31 @@ const printTable = () => {
   for (const line of lines) console.log(render(line))
 }
 
+const storeSync = async () => {
+  const figures = await syncBench(quick ? 2_000 : 10_000)
+  results.sync = figures
+  const { funding, spot, added } = figures.incremental
+  if (added !== 2_000) failures.push(`sync: ${added} new bills stored, expected 2000`)
+  row(
+    "7 store",
+    "requests for 1,000 new bills, funding / spot",
+    `${funding} / ${spot}`,
+    "<= 15 each",
+    funding <= 15 && spot <= 15
+  )
+  row(
+    "7 store",
+    "requests of a sync with nothing new, funding / spot",
+    `${figures.idle.funding} / ${figures.idle.spot}`
+  )
+  const total = figures.bills.funding + figures.bills.spot
+  row(
+    "7 store",
+    `first sync of ${total} bills into SQLite vs export, at 10 req/s, s`,
+    `${fmt(figures.firstSyncSeconds, 2)} vs ${fmt(figures.exportSeconds, 2)}`
+  )
+}
+
 const main = async () => {
   const started = performance.now()
   console.error(`bench (${quick ? "quick" : "full"}): ${availableParallelism()} cores, node ${process.version}`)
@@ -402,6 +428,8 @@ const main = async () => {
     await scaling(server.url)
     console.error("6. command-line start-up (child processes) ...")
     await startup()
+    console.error("7. store sync ...")
+    await storeSync()
   } catch (error) {
     failures.push(String(error))
   } finally {

@@ -83,6 +83,23 @@ export class BillsApi extends Context.Tag("@account-bills/core/BillsApi")<BillsA
       Effect.flatMap(request("fundingBills", fundingBody(valid)), decodeFunding)
     const fetchSpot = (valid: ValidSpotBillsParams) => Effect.flatMap(request("spotBills", spotBody(valid)), decodeSpot)
 
+    return BillsApi.fromOperations({ fetchFunding, fetchSpot, syncClock })
+  })
+
+  /**
+   * A client over any source of the two operations (a store, a cache, a recording): the calls
+   * check their parameters (`InvalidParams`, nothing reaches the source), and the streams are the
+   * same walks as over the exchange. The source receives parameters already checked.
+   */
+  static readonly fromOperations = (operations: {
+    /** One funding call. */
+    readonly fetchFunding: (params: ValidFundingBillsParams) => Effect.Effect<FundingBillsPage, BillsError>
+    /** One spot call. */
+    readonly fetchSpot: (params: ValidSpotBillsParams) => Effect.Effect<ReadonlyArray<SpotBill>, BillsError>
+    /** What `syncClock` does; a source with no clock of its own measures nothing (0). */
+    readonly syncClock?: Effect.Effect<number, BillsError> | undefined
+  }): BillsApiShape => {
+    const { fetchFunding, fetchSpot } = operations
     const fundingBills = Effect.fn("BillsApi.fundingBills")(function* (params: FundingBillsParams = {}) {
       const valid = yield* validate("fundingBills", FundingBillsParams, params)
       yield* Effect.annotateCurrentSpan(valid)
@@ -94,9 +111,13 @@ export class BillsApi extends Context.Tag("@account-bills/core/BillsApi")<BillsA
       yield* Effect.annotateCurrentSpan(valid)
       return yield* fetchSpot(valid)
     })
-
-    return BillsApi.of({ fundingBills, spotBills, syncClock, ...makeStreams({ fetchFunding, fetchSpot }) })
-  })
+    return BillsApi.of({
+      fundingBills,
+      spotBills,
+      syncClock: operations.syncClock ?? Effect.succeed(0),
+      ...makeStreams({ fetchFunding, fetchSpot })
+    })
+  }
 
   /** The client layer; needs an HttpClient, a Signer, a BillsRateLimiter and BillsConfig. */
   static readonly layer: Layer.Layer<BillsApi, never, HttpClient.HttpClient | Signer | BillsRateLimiter | BillsConfig> =

@@ -61,6 +61,7 @@ export {
 export {
   FundingBillsParams,
   SpotBillsParams,
+  TimeBound,
   type TimeInput,
   type ValidFundingBillsParams,
   type ValidSpotBillsParams

@@ -3,7 +3,7 @@
  * subcommand needs in chunks loaded by that subcommand (`import()` in cli/*Command.ts), so
  * `bills --help` parses a few hundred kilobytes instead of resolving hundreds of modules.
  *
- * Everything is bundled, effect included: the bin is an application, so it carries the exact
+ * Everything is bundled but SQLite's native engine, effect included: the bin is an application, so it carries the exact
  * versions it was tested with and starts without resolving the user's peers.
  */
 import * as esbuild from "esbuild"
@@ -27,6 +27,8 @@ const result = await esbuild.build({
   sourcemap: false,
   // The workspace's core from its sources, like tests and tsx scripts.
   conditions: ["@account-bills/source"],
+  // SQLite's engine is a native addon that cannot be bundled; the store's dependencies install it.
+  external: ["libsql"],
   chunkNames: "chunks/[name]-[hash]",
   outExtension: { ".js": ".js" },
   metafile: true,

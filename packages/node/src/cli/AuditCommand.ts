@@ -7,13 +7,15 @@
 import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
 import * as Effect from "effect/Effect"
+import { dbFlag } from "./StoreFlag.js"
 import { windowFlags } from "./WindowFlags.js"
 
 const flags = {
   account: Options.choice("account", ["funding", "spot", "all"]).pipe(
     Options.withDescription("which account's ledger to audit")
   ),
-  ...windowFlags
+  ...windowFlags,
+  db: dbFlag
 }
 
 /**

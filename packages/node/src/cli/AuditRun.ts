@@ -9,6 +9,7 @@ import * as Console from "effect/Console"
 import * as Schema from "effect/Schema"
 import * as DateTime from "effect/DateTime"
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import { NodeBillsApi } from "../NodeBillsApi.js"
 import { plain } from "./CoinSummary.js"
 import type { UsageError } from "./UsageError.js"
@@ -41,6 +42,8 @@ export class ChainBroken extends Schema.TaggedError<ChainBroken>("@account-bills
  */
 export interface AuditFlags extends WindowFlags {
   readonly account: "funding" | "spot" | "all"
+  /** Read from this store instead of the exchange. */
+  readonly db: Option.Option<string>
 }
 
 /**
@@ -123,5 +126,12 @@ export const runAudit = (query: Ledger.LedgerQuery) =>
  */
 export const auditWith = (parsed: AuditFlags) =>
   Effect.flatMap(validateAuditFlags(parsed), (query) =>
-    runAudit(query).pipe(Effect.provide(NodeBillsApi.layerConfig()))
+    Option.match(parsed.db, {
+      onNone: () => runAudit(query).pipe(Effect.provide(NodeBillsApi.layerConfig())),
+      onSome: (db) =>
+        Effect.flatMap(
+          Effect.promise(() => import("./FromStore.js")),
+          ({ fromStore }) => fromStore(db)(runAudit(query))
+        )
+    })
   )

@@ -2,19 +2,23 @@
  * `pnpm demo`: the main job with no account and no network. Starts the local exchange on
  * loopback with generated bills, exports both accounts from it over real HTTP under the real
  * rate limit, checks the exports against the exchange's own records, and prints a summary per
- * account and coin.
+ * account and coin. Then keeps the history: syncs both accounts into a SQLite file, adds bills
+ * on the exchange, syncs again with a handful of requests, and audits from the store offline.
  *
  * @since 0.1.0
  */
+import type { Credentials } from "@account-bills/core"
 import { FakeExchange } from "@account-bills/core/testing"
+import { StoreAccount, StoreBillsApi, StoreLayer, Sync } from "@account-bills/store"
 import * as Schema from "effect/Schema"
 import * as Effect from "effect/Effect"
 import * as Redacted from "effect/Redacted"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import { FakeExchangeServer } from "../FakeExchangeServer.js"
+import { FakeExchangeServer, type FakeExchangeServerService } from "../FakeExchangeServer.js"
 import { NodeBillsApi } from "../NodeBillsApi.js"
+import { runAudit } from "./AuditRun.js"
 import type { Account } from "./BillFormat.js"
 import { plain } from "./CoinSummary.js"
 import { countingUndici } from "./ExportRun.js"
@@ -83,6 +87,32 @@ const table = (summaries: ReadonlyArray<ExportSummary>): string => {
 }
 
 /**
+ * The store part: syncs both accounts into a SQLite file, adds bills on the exchange, syncs
+ * again (printing how few requests that took), then audits from the store, offline.
+ */
+const keepHistory = (server: FakeExchangeServerService, credentials: Credentials, db: string) =>
+  Effect.gen(function* () {
+    const account = StoreAccount.make(credentials.apiKey, "demo")
+    const sync = Effect.gen(function* () {
+      const http = yield* countingUndici
+      return yield* Sync.run({ account }).pipe(
+        Effect.provide(NodeBillsApi.layer(credentials, { config: { baseUrl: server.url }, httpClient: http.layer }))
+      )
+    })
+    const store = StoreLayer.layerFrom(db)
+    const line = (label: string, summaries: ReadonlyArray<Sync.SyncSummary>) =>
+      `${label}: ${summaries.map((s) => `${s.kind} ${s.added} new bills in ${s.pages} requests`).join(", ")}\n`
+    process.stdout.write(line(`first sync into ${db}`, yield* Effect.provide(sync, store)))
+    const now = yield* server.exchange.serverTime
+    for (const kind of ["funding", "spot"] as const) {
+      yield* server.exchange.appendGenerated(kind, 1_000, { startMillis: now - 60_000, endMillis: now - 1_000 })
+    }
+    process.stdout.write(line("1,000 new bills per account, second sync", yield* Effect.provide(sync, store)))
+    process.stdout.write("audit from the store, offline:\n")
+    yield* runAudit({ account: "all" }).pipe(Effect.provide(StoreBillsApi.layer(account.id)), Effect.provide(store))
+  })
+
+/**
  * Runs the demo and returns the summaries; fails if an export differs from the exchange.
  *
  * @since 0.1.0
@@ -130,5 +160,6 @@ export const runDemo = (options: DemoOptions = demoDefaults) =>
     }
     process.stdout.write(`${table(summaries)}\n`)
     process.stdout.write(`every bill exported exactly once, field for field (checked against the exchange)\n`)
+    yield* keepHistory(server, credentials, path.join(outDir, "bills.sqlite"))
     return summaries
   }).pipe(Effect.scoped)

@@ -7,6 +7,7 @@
 import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
 import * as Effect from "effect/Effect"
+import { dbFlag } from "./StoreFlag.js"
 import { windowFlags } from "./WindowFlags.js"
 
 const flags = {
@@ -18,7 +19,8 @@ const flags = {
   maxRps: Options.integer("max-rps").pipe(
     Options.withDescription("requests per second per operation"),
     Options.withDefault(10)
-  )
+  ),
+  db: dbFlag
 }
 
 /**

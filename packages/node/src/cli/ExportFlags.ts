@@ -23,6 +23,8 @@ export interface ExportFlags extends WindowFlags {
   readonly bizType: Option.Option<string>
   readonly out: Option.Option<string>
   readonly maxRps: number
+  /** Read from this store instead of the exchange. */
+  readonly db: Option.Option<string>
 }
 
 /**

@@ -9,6 +9,7 @@ import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import * as HttpClient from "@effect/platform/HttpClient"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
 import { NodeBillsApi } from "../NodeBillsApi.js"
 import { exportBills } from "./ExportBills.js"
@@ -32,7 +33,8 @@ export const countingUndici = Effect.map(Ref.make(0), (count) => ({
 }))
 
 /**
- * Runs `bills export` with the parsed flags.
+ * Runs `bills export` with the parsed flags: from the exchange over undici, or with `--db` from a
+ * store, offline (the store's code is loaded only then).
  *
  * @since 0.1.0
  * @category commands
@@ -40,6 +42,10 @@ export const countingUndici = Effect.map(Ref.make(0), (count) => ({
 export const runExport = (parsed: ExportFlags) =>
   Effect.gen(function* () {
     const { request, maxRps } = yield* validateExportFlags(parsed)
+    if (Option.isSome(parsed.db)) {
+      const { fromStore } = yield* Effect.promise(() => import("./FromStore.js"))
+      return yield* fromStore(parsed.db.value)(exportBills(request, { live: false, requests: Effect.succeed(0) }))
+    }
     const http = yield* countingUndici
     yield* exportBills(request, { live: process.stderr.isTTY === true, requests: http.requests }).pipe(
       Effect.provide(NodeBillsApi.layerConfig({ rateLimit: { limit: maxRps }, httpClient: http.layer }))

@@ -15,6 +15,7 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import { auditCommand } from "./AuditCommand.js"
 import { exportCommand } from "./ExportCommand.js"
+import { syncCommand } from "./SyncCommand.js"
 
 /**
  * Exit codes of the program.
@@ -26,7 +27,7 @@ export const ExitCode = { ok: 0, failed: 1, usage: 2, broken: 3, interrupted: 13
 
 const bills = Command.make("bills").pipe(
   Command.withDescription("export the bill history of an exchange account"),
-  Command.withSubcommands([exportCommand, auditCommand])
+  Command.withSubcommands([exportCommand, auditCommand, syncCommand])
 )
 
 const cli = Command.run(bills, { name: "bills", version: "0.1.0" })

@@ -1,0 +1,57 @@
+/**
+ * The store's schema, as `@effect/sql` migrations. The same SQL runs on SQLite and PostgreSQL:
+ * times are BIGINT epoch milliseconds, amounts and ids TEXT exactly as the exchange sent them.
+ * Append new migrations; never edit one that has shipped.
+ */
+import * as Migrator from "@effect/sql/Migrator"
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as Effect from "effect/Effect"
+
+/** The table `@effect/sql`'s Migrator records applied migrations in. */
+export const migrationsTable = "account_bills_migrations"
+
+const create = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql`CREATE TABLE ab_accounts (
+    account TEXT PRIMARY KEY,
+    fingerprint TEXT NOT NULL,
+    label TEXT
+  )`
+  yield* sql`CREATE TABLE ab_bills (
+    account TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    bill_id TEXT NOT NULL,
+    c_time BIGINT NOT NULL,
+    coin_id BIGINT NOT NULL,
+    coin_name TEXT NOT NULL,
+    biz_type TEXT NOT NULL,
+    delta_amount TEXT NOT NULL,
+    after_amount TEXT NOT NULL,
+    fees TEXT NOT NULL,
+    fill_size TEXT,
+    fill_value TEXT,
+    raw TEXT NOT NULL,
+    PRIMARY KEY (account, kind, bill_id)
+  )`
+  yield* sql`CREATE INDEX ab_bills_time ON ab_bills (account, kind, c_time)`
+  yield* sql`CREATE TABLE ab_sync (
+    account TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    covered_from BIGINT,
+    covered_to BIGINT,
+    cursor TEXT,
+    server_order TEXT,
+    lease_owner TEXT,
+    lease_until BIGINT,
+    PRIMARY KEY (account, kind)
+  )`
+})
+
+/** Every migration, by id. */
+export const migrations = { "1_create": create } as const
+
+/** The schema version this code writes: the id of the last migration. */
+export const schemaVersion = 1
+
+/** The loader the Migrator runs. */
+export const loader = Migrator.fromRecord(migrations)
