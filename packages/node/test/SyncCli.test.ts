@@ -136,7 +136,7 @@ const runLimited = (db: string) =>
       "bash",
       [
         "-c",
-        `trap '' XFSZ; ulimit -f 600; exec "${process.execPath}" --import tsx packages/node/src/bin/bills.ts sync --db "${db}" --max-rps 50`
+        `trap '' XFSZ; ulimit -f 600; exec "${process.execPath}" --conditions=@account-bills/source --import tsx packages/node/src/bin/bills.ts sync --db "${db}" --max-rps 50`
       ],
       { cwd: root, env: { PATH: process.env.PATH ?? "", ...env() }, stdio: ["ignore", "pipe", "pipe"] }
     )
