@@ -153,6 +153,14 @@ describe("spotStep", () => {
     expect(next(beyond)).toBeUndefined()
   })
 
+  it("a full page that ends exactly at the window's first (or last) millisecond goes on there", () => {
+    // More bills may share that millisecond than the page held: ending here would lose them.
+    const atStart = spotStep(start, request, [bill(1, 1003), bill(2, 1002), bill(3, 1001), bill(4, 1000)], limit)
+    expect(next(atStart)).toMatchObject({ lo: 1000, hi: 1000, edgeMillisecond: 1000, edgeBillIds: ["1004"] })
+    const atEnd = spotStep(start, request, [bill(1, 1996), bill(2, 1997), bill(3, 1998), bill(4, 1999)], limit)
+    expect(next(atEnd)).toMatchObject({ lo: 1999, hi: 1999, edgeMillisecond: 1999, edgeBillIds: ["1004"] })
+  })
+
   it("contradictions fail the walk, each with its reason", () => {
     const five = [bill(1, 1500), bill(2, 1400), bill(3, 1300), bill(4, 1200), bill(5, 1100)]
     expect(message(spotStep(start, request, five, limit))).toContain("5 bills for a limit of 4")
