@@ -60,6 +60,14 @@ describe("BillFormat", () => {
     expectCsvExport(fundingText, "funding", [fundingWire])
   })
 
+  it("CSV: a spot record without fills (null, or absent) has empty cells there", () => {
+    const { fillValue: _, ...withoutFillValue } = { ...spotWire, fillSize: null }
+    const bare = Schema.decodeUnknownSync(SpotBillFromWire)(withoutFillValue)
+    const text = header("csv", "spot") + line("csv", "spot", bare)
+    expect(parseCsv(text)[1]?.slice(5, 7)).toEqual(["", ""])
+    expectCsvExport(text, "spot", [withoutFillValue as unknown as typeof spotWire])
+  })
+
   it("NDJSON: no header, one line per bill, the record exactly as the server sent it", () => {
     expect(header("ndjson", "spot")).toBe("")
     expect(header("ndjson", "funding")).toBe("")

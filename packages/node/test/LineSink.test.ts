@@ -79,6 +79,53 @@ describe("LineSink: an interrupted writer leaves whole lines", () => {
   )
 })
 
+describe("LineSink: where the lines go, and failures", () => {
+  it.effect("a file that cannot be opened is an OutputError naming it and the reason", () =>
+    Effect.gen(function* () {
+      const file = path.join(tempFile("unused"), "no-such-directory", "out.csv")
+      const error = yield* Effect.flip(Effect.scoped(LineSink.open(file)))
+      expect(error._tag).toBe("OutputError")
+      expect(error.message).toBe(`cannot write ${file}: ${error.reason}`)
+      expect(error.reason).toContain("ENOENT")
+    })
+  )
+
+  it.effect("without a path, lines go to standard output, and a failed write is an OutputError", () =>
+    Effect.gen(function* () {
+      const written: Array<string> = []
+      let failing = false
+      const original = process.stdout.write
+      // Standard output stands in for a pipe whose reader goes away mid-export.
+      const fake = (chunk: unknown, ...rest: Array<unknown>) => {
+        const callback = rest.find((arg): arg is (error?: Error | null) => void => typeof arg === "function")
+        if (failing) callback?.(Object.assign(new Error("write EPIPE"), { code: "EPIPE" }))
+        else {
+          written.push(String(chunk))
+          callback?.(null)
+        }
+        return !failing
+      }
+      const result = yield* Effect.gen(function* () {
+        process.stdout.write = fake as typeof process.stdout.write
+        const sink = yield* LineSink.open(undefined)
+        yield* sink.write("a,b\n")
+        yield* sink.write("")
+        failing = true
+        return yield* Effect.flip(sink.write("c,d\n"))
+      }).pipe(
+        Effect.scoped,
+        Effect.ensuring(
+          Effect.sync(() => {
+            process.stdout.write = original
+          })
+        )
+      )
+      expect(written).toEqual(["a,b\n"])
+      expect(result.message).toBe("cannot write standard output: write EPIPE")
+    })
+  )
+})
+
 describe("export: interrupted between two pages", () => {
   it.effect("the file holds the bills of the pages written, each exactly as sent, none twice", () =>
     Effect.gen(function* () {
