@@ -133,6 +133,11 @@ describe("spotStep", () => {
     })
   })
 
+  it("a record the server repeats within one response is emitted once", () => {
+    const step = spotStep(start, request, [bill(1, 1900), bill(1, 1900), bill(2, 1800)], limit)
+    expect(ids(step)).toEqual([1, 2])
+  })
+
   it("a bill at a widened bound proves that bound inclusive", () => {
     const after = spotStep(start, request, [bill(1, 999), bill(2, 1000), bill(3, 1050), bill(4, 1100)], limit)
     expect(ids(after)).toEqual([2, 3, 4])
