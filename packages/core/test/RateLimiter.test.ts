@@ -63,6 +63,23 @@ describe("BillsRateLimiter", () => {
     })
   )
 
+  it.effect("a limit below one means one, and a fractional limit is rounded down, never up", () =>
+    Effect.gen(function* () {
+      for (const [limit, expected] of [
+        [0, [0, 1025, 2050]],
+        [-3, [0, 1025, 2050]],
+        [2.9, [0, 0, 1025]]
+      ] as const) {
+        const limiter = yield* BillsRateLimiter.make({ limit })
+        const { fibers, granted } = yield* forkTakers(limiter, ["a", "b", "c"])
+        yield* TestClock.adjust(Duration.seconds(5))
+        yield* Fiber.joinAll(fibers)
+        const start = granted[0]?.at ?? 0
+        expect(granted.map((g) => g.at - start)).toEqual(expected)
+      }
+    })
+  )
+
   it.effect("a permit counts until its request finishes, so a slow request cannot let the next window open early", () =>
     Effect.gen(function* () {
       const limiter = yield* BillsRateLimiter.make({ limit: 2, window: Duration.millis(1000), margin: 0 })

@@ -5,7 +5,7 @@ import * as fc from "fast-check"
 import { BillsApi } from "../src/index.js"
 import { epoch, fundingBills, lateFundingBill, selected } from "./support/billScenarios.js"
 import { collect, expectExactly } from "./support/streamCheck.js"
-import { arrivals, position, shapeWithCrowd, walkCase, walkStack } from "./support/walkProperty.js"
+import { arrivals, position, propertyParameters, shapeWithCrowd, walkCase, walkStack } from "./support/walkProperty.js"
 
 const fundingCase = walkCase(
   // Crowded milliseconds do not matter to page numbers; they are here to prove it.
@@ -52,7 +52,7 @@ describe("streamFundingBills (property)", () => {
   it("yields every selected bill exactly once, late bookings at most once", { timeout: 120_000 }, async () => {
     await fc.assert(
       fc.asyncProperty(fundingCase, (c) => Effect.runPromise(runCase(c))),
-      { numRuns: 80 }
+      propertyParameters(80, 20252)
     )
   })
 })

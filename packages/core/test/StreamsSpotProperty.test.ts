@@ -6,7 +6,15 @@ import { BillsApi, type BillsError } from "../src/index.js"
 import type { SpotWireBill } from "../src/testing/index.js"
 import { crowdedMilliseconds, epoch, lateSpotBill, selected, spotBills } from "./support/billScenarios.js"
 import { collect, expectExactly, expectNoRepeatsWithin, expectTimeOrder } from "./support/streamCheck.js"
-import { arrivals, position, shapeWithCrowd, walkCase, walkStack } from "./support/walkProperty.js"
+import {
+  arrivals,
+  position,
+  propertyParameters,
+  shapeNearLimit,
+  shapeWithCrowd,
+  walkCase,
+  walkStack
+} from "./support/walkProperty.js"
 
 /** Where a window bound goes: near a random bill, or near the crowded millisecond. */
 const anchor = fc.record({
@@ -15,6 +23,13 @@ const anchor = fc.record({
 })
 
 const spotCase = walkCase(shapeWithCrowd({ min: 90, max: 130 }), anchor, ["trade_in", "deposit"])
+
+// No coin or bizType filter here: a filter splits the groups the case is about.
+const nearLimitCase = walkCase(shapeNearLimit, anchor, ["trade_in", "deposit"]).map((c) => ({
+  ...c,
+  coinId: undefined,
+  bizType: undefined
+}))
 
 type SpotCase = typeof spotCase extends fc.Arbitrary<infer A> ? A : never
 
@@ -66,7 +81,16 @@ describe("streamSpotBills (property)", () => {
   }, async () => {
     await fc.assert(
       fc.asyncProperty(spotCase, (c) => Effect.runPromise(runCase(c))),
-      { numRuns: 100 }
+      propertyParameters(100, 20251)
+    )
+  })
+
+  it("yields every bill exactly once when same-millisecond groups come close to the page limit", {
+    timeout: 120_000
+  }, async () => {
+    await fc.assert(
+      fc.asyncProperty(nearLimitCase, (c) => Effect.runPromise(runCase(c))),
+      propertyParameters(40, 20253)
     )
   })
 })

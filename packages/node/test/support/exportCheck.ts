@@ -1,0 +1,114 @@
+/**
+ * Checks an export against the raw records the exchange holds: every column of every row, in
+ * CSV and NDJSON, each bill once. Exported values must be the exact text the server sent, so
+ * the comparison is on strings, never on parsed numbers.
+ */
+import type { WireBill } from "@account-bills/core/testing"
+import { expect } from "@effect/vitest"
+
+const funding = ["billId", "coinId", "coinName", "bizType", "deltaAmount", "afterAmount", "fees", "cTime"] as const
+const spot = [
+  "billId",
+  "coinId",
+  "coinName",
+  "bizType",
+  "fillSize",
+  "fillValue",
+  "deltaAmount",
+  "afterAmount",
+  "fees",
+  "cTime"
+] as const
+
+/** The CSV columns after `time`, per account, as the README documents them. */
+export const csvColumns = { funding, spot } as const
+
+/**
+ * Rows of RFC 4180 CSV: fields separated by commas, a field in double quotes may hold commas,
+ * quotes (doubled) and line breaks. Written here, apart from the writer, so a shared mistake
+ * cannot hide.
+ */
+export const parseCsv = (text: string): Array<Array<string>> => {
+  const rows: Array<Array<string>> = []
+  let row: Array<string> = []
+  let field = ""
+  let quoted = false
+  let i = 0
+  while (i < text.length) {
+    const c = text[i] as string
+    if (quoted) {
+      if (c === '"' && text[i + 1] === '"') {
+        field += '"'
+        i += 2
+        continue
+      }
+      if (c === '"') quoted = false
+      else field += c
+      i++
+      continue
+    }
+    if (c === '"' && field === "") quoted = true
+    else if (c === ",") {
+      row.push(field)
+      field = ""
+    } else if (c === "\n") {
+      row.push(field)
+      rows.push(row)
+      row = []
+      field = ""
+    } else field += c
+    i++
+  }
+  if (quoted) expect.fail("the CSV ends inside a quoted field")
+  if (field !== "" || row.length > 0) expect.fail(`the CSV does not end with a line break: ${JSON.stringify(field)}`)
+  return rows
+}
+
+/** What a CSV cell must hold for a raw value: the string itself, a number's digits, null as empty. */
+const cell = (value: unknown): string => (value === null || value === undefined ? "" : String(value))
+
+/** `text` is a CSV export of exactly `expected` (in any order), every column equal to the raw record. */
+export const expectCsvExport = (text: string, account: "funding" | "spot", expected: ReadonlyArray<WireBill>): void => {
+  const [head, ...rows] = parseCsv(text)
+  const columns = csvColumns[account]
+  expect(head).toEqual(["time", ...columns])
+  const byId = new Map(expected.map((bill) => [bill.billId, bill]))
+  const seen = new Set<string>()
+  for (const row of rows) {
+    expect(row).toHaveLength(columns.length + 1)
+    const billId = row[1] as string
+    const bill = byId.get(billId)
+    if (bill === undefined) expect.fail(`row for bill ${billId}, which the exchange does not hold or was not selected`)
+    if (seen.has(billId)) expect.fail(`bill ${billId} is written twice`)
+    seen.add(billId)
+    const raw = bill as unknown as Record<string, unknown>
+    expect(row).toEqual([new Date(Number(bill.cTime)).toISOString(), ...columns.map((column) => cell(raw[column]))])
+  }
+  expect(seen.size).toBe(expected.length)
+}
+
+/**
+ * `text` is an NDJSON export of exactly `expected` (in any order): each line the record's exact
+ * JSON. With `partial`, of some of them (an interrupted export); returns how many lines.
+ */
+export const expectNdjsonExport = (
+  text: string,
+  expected: ReadonlyArray<WireBill>,
+  options: { readonly partial?: boolean } = {}
+): number => {
+  expect(text === "" || text.endsWith("\n")).toBe(true)
+  const lines = text === "" ? [] : text.slice(0, -1).split("\n")
+  const byId = new Map(expected.map((bill) => [bill.billId, bill]))
+  const seen = new Set<string>()
+  for (const line of lines) {
+    const billId = (JSON.parse(line) as { readonly billId: string }).billId
+    const bill = byId.get(billId)
+    if (bill === undefined) expect.fail(`line for bill ${billId}, which the exchange does not hold or was not selected`)
+    if (seen.has(billId)) expect.fail(`bill ${billId} is written twice`)
+    seen.add(billId)
+    // Field order and every character as the server sent it: strings stay strings, "0.50" stays "0.50".
+    expect(line).toBe(JSON.stringify(bill))
+  }
+  if (options.partial !== true) expect(seen.size).toBe(expected.length)
+  return seen.size
+}
