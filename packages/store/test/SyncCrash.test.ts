@@ -38,10 +38,14 @@ const runChild = (store: string, url: string, kill: { readonly page: number; rea
   Effect.async<Run>((resume) => {
     // Node itself with tsx as a loader: the `tsx` command would run the sync in a grandchild
     // that a SIGKILL of its parent leaves running.
-    const proc = spawn(process.execPath, ["--conditions=@account-bills/source", "--import", "tsx", child, store, url, "1500", "20"], {
-      cwd: root,
-      stdio: ["ignore", "pipe", "pipe"]
-    })
+    const proc = spawn(
+      process.execPath,
+      ["--conditions=@account-bills/source", "--import", "tsx", child, store, url, "1500", "20"],
+      {
+        cwd: root,
+        stdio: ["ignore", "pipe", "pipe"]
+      }
+    )
     let pages = 0
     let killed = false
     let stderr = ""
