@@ -90,7 +90,10 @@ describe("LineSink: where the lines go, and failures", () => {
     })
   )
 
-  it.effect("without a path, lines go to standard output, and a failed write is an OutputError", () =>
+  it.effect.each([
+    { code: "EIO", tag: "OutputError", message: "cannot write standard output: write EIO" },
+    { code: "EPIPE", tag: "OutputClosed", message: "the reader of standard output closed it" }
+  ])("without a path, lines go to standard output; a write failing with $code is $tag", ({ code, tag, message }) =>
     Effect.gen(function* () {
       const written: Array<string> = []
       let failing = false
@@ -98,7 +101,7 @@ describe("LineSink: where the lines go, and failures", () => {
       // Standard output stands in for a pipe whose reader goes away mid-export.
       const fake = (chunk: unknown, ...rest: Array<unknown>) => {
         const callback = rest.find((arg): arg is (error?: Error | null) => void => typeof arg === "function")
-        if (failing) callback?.(Object.assign(new Error("write EPIPE"), { code: "EPIPE" }))
+        if (failing) callback?.(Object.assign(new Error(`write ${code}`), { code }))
         else {
           written.push(String(chunk))
           callback?.(null)
@@ -121,7 +124,8 @@ describe("LineSink: where the lines go, and failures", () => {
         )
       )
       expect(written).toEqual(["a,b\n"])
-      expect(result.message).toBe("cannot write standard output: write EPIPE")
+      expect(result._tag).toBe(tag)
+      expect(result.message).toBe(message)
     })
   )
 })
