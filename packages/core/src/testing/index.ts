@@ -31,6 +31,8 @@ export * as LazyBillBook from "./LazyBillBook.js"
 /** @since 0.1.0 */
 export * as Prng from "./Prng.js"
 /** @since 0.1.0 */
+export * as Latency from "./Latency.js"
+/** @since 0.1.0 */
 export * as RequestParams from "./RequestParams.js"
 /** @since 0.1.0 */
 export * as SlidingWindow from "./SlidingWindow.js"
