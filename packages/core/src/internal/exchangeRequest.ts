@@ -4,15 +4,18 @@
  */
 import * as HttpClient from "@effect/platform/HttpClient"
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
+import * as Cause from "effect/Cause"
 import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
+import * as Exit from "effect/Exit"
+import * as Option from "effect/Option"
 import * as ParseResult from "effect/ParseResult"
 import * as Ref from "effect/Ref"
 import * as Schema from "effect/Schema"
 import { BillsConfig } from "../BillsConfig.js"
-import { BillsRateLimiter } from "../BillsRateLimiter.js"
+import { BillsRateLimiter, type PermitOutcome } from "../BillsRateLimiter.js"
 import { BillsApiError, BillsDecodeError, type BillsError, BillsTransportError, reasonOf } from "../Errors.js"
 import { type OperationName, operationPath, serverTimePath, successCode } from "../Operation.js"
 import { Signer } from "../Signer.js"
@@ -59,12 +62,31 @@ export const firstIssue = (error: ParseResult.ParseError): { readonly path: stri
   return { path, message: issue.message }
 }
 
+/** A successful envelope's data, and the server's stamp of the request. */
+interface Answer {
+  readonly data: unknown
+  readonly requestTime: number | undefined
+}
+
+/** What the limiter learns from an attempt: where the server placed it, and whether it refused it. */
+const permitOutcome = (exit: Exit.Exit<unknown, unknown>): PermitOutcome => {
+  if (Exit.isSuccess(exit)) {
+    const answer = exit.value as Answer
+    return { serverTime: answer.requestTime, rateLimited: false }
+  }
+  const failure = Cause.failureOption(exit.cause)
+  if (Option.isSome(failure) && failure.value instanceof BillsApiError) {
+    return { serverTime: failure.value.requestTime, rateLimited: failure.value.reason === "RateLimited" }
+  }
+  return { serverTime: undefined, rateLimited: false }
+}
+
 /** Turns a response into the envelope's data, or the typed failure it stands for. */
 const interpret = (
   operation: CallName,
   response: RawResponse,
   now: number
-): Either.Either<unknown, BillsApiError | BillsDecodeError> => {
+): Either.Either<Answer, BillsApiError | BillsDecodeError> => {
   const envelope = decodeEnvelope(response.text)
   const retryAfter = retryAfterMillis(response.retryAfter, now)
   if (Either.isLeft(envelope)) {
@@ -94,7 +116,8 @@ const interpret = (
     )
   }
   const { code, data, msg, requestTime } = envelope.right
-  if (code === successCode && response.status >= 200 && response.status < 300) return Either.right(data)
+  if (code === successCode && response.status >= 200 && response.status < 300)
+    return Either.right({ data, requestTime })
   return Either.left(
     new BillsApiError({
       operation,
@@ -190,12 +213,16 @@ export const makeExchangeRequest: Effect.Effect<
         HttpClientRequest.bodyText(body, "application/json")
       )
       return yield* exchange(operation, request)
-    }).pipe(limiter.withPermit(operation), Effect.withSpan("BillsApi.attempt", { attributes: { operation } }))
+    }).pipe(
+      limiter.withPermit(operation, permitOutcome),
+      Effect.map((answer) => answer.data),
+      Effect.withSpan("BillsApi.attempt", { attributes: { operation } })
+    )
 
   // The time endpoint is public and unsigned, and it is not one of the rate-limited operations.
   const measureOffset = Effect.gen(function* () {
     const before = yield* Clock.currentTimeMillis
-    const data = yield* exchange("serverTime", HttpClientRequest.get(config.baseUrl + serverTimePath))
+    const { data } = yield* exchange("serverTime", HttpClientRequest.get(config.baseUrl + serverTimePath))
     const after = yield* Clock.currentTimeMillis
     const serverTime = yield* decodeData("serverTime", ServerTime)(data)
     // The server read its clock somewhere in the round trip; the midpoint halves the error.

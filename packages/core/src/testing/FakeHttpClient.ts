@@ -62,13 +62,15 @@ export const make = (
   return HttpClient.make((request, url) =>
     Effect.gen(function* () {
       const body = yield* bodyText(request)
-      const response = yield* delayed(handle({
-        method: request.method,
-        path: url.pathname,
-        query: url.search.startsWith("?") ? url.search.slice(1) : url.search,
-        headers: request.headers,
-        body
-      }))
+      const response = yield* delayed(
+        handle({
+          method: request.method,
+          path: url.pathname,
+          query: url.search.startsWith("?") ? url.search.slice(1) : url.search,
+          headers: request.headers,
+          body
+        })
+      )
       switch (response._tag) {
         case "Reset":
           return yield* new HttpClientError.RequestError({

@@ -39,7 +39,8 @@ export const around = (
   const base = Math.max(0, options.millis) / 2
   const jitter = Math.max(0, options.jitterMillis ?? 0) / 2
   // Drawn when the request enters, so the sequence of delays depends only on the order of requests.
-  const half = () => Duration.millis(base + prng.next() * jitter)
+  // Whole milliseconds: a fractional TestClock would give fractional timestamps.
+  const half = () => Duration.millis(Math.round(base + prng.next() * jitter))
   return (handle) =>
     Effect.suspend(() => {
       const there = half()
