@@ -36,6 +36,7 @@ import {
   windowOf
 } from "./client.js"
 import { bundle, lazyExchange, runChild } from "./common.js"
+import { farExchange, goalAt } from "./farExchange.js"
 
 const quick = process.argv.includes("--quick")
 const here = (file: string) => fileURLToPath(new URL(file, import.meta.url))
@@ -47,7 +48,9 @@ const plan = quick
       decodeBatches: 5,
       decodePages: 200,
       saturationRequests: 25,
-      scaling: [10_000, 50_000]
+      scaling: [10_000, 50_000],
+      farBills: 1_500,
+      farRoundTrips: [0, 150, 300]
     }
   : {
       pairs: 6,
@@ -55,7 +58,9 @@ const plan = quick
       decodeBatches: 7,
       decodePages: 1_000,
       saturationRequests: 60,
-      scaling: [10_000, 100_000, 1_000_000]
+      scaling: [10_000, 100_000, 1_000_000],
+      farBills: 10_000,
+      farRoundTrips: [0, 150, 300]
     }
 
 interface Row {
@@ -350,6 +355,54 @@ const scaling = async (url: string) => {
   )
 }
 
+// 6. The far exchange: full exports at a round trip of 0, 150 and 300 ms, before and after.
+const far = async () => {
+  const measured = await farExchange({
+    count: plan.farBills,
+    roundTrips: plan.farRoundTrips,
+    log: (line) => console.error(line)
+  })
+  results.farExchange = measured
+  const section = `6 far exchange (${fmt(plan.farBills)} bills)`
+  for (const rtt of plan.farRoundTrips) {
+    for (const account of ["funding", "spot"] as const) {
+      const before = measured.find((r) => r.account === account && r.roundTripMillis === rtt && r.variant === "before")
+      const after = measured.find((r) => r.account === account && r.roundTripMillis === rtt && r.variant === "after")
+      if (before === undefined || after === undefined) continue
+      for (const r of [before, after]) {
+        if (r.bills !== r.expected || r.distinct !== r.expected) {
+          failures.push(
+            `far exchange ${account} ${rtt} ms ${r.variant}: ${r.bills} bills (${r.distinct} distinct), expected ${r.expected}`
+          )
+        }
+        if (r.rejected > 0)
+          failures.push(`far exchange ${account} ${rtt} ms ${r.variant}: ${r.rejected} requests answered 429`)
+      }
+      const label = `${account}, ${rtt} ms`
+      row(
+        section,
+        `${label}: requests/s, before → after`,
+        `${fmt(before.requestsPerSecond, 2)} → ${fmt(after.requestsPerSecond, 2)}`,
+        `>= ${fmt(goalAt(rtt), 1)}`,
+        after.requestsPerSecond >= goalAt(rtt)
+      )
+      row(
+        section,
+        `${label}: 429s, before / after`,
+        `${before.rejected} / ${after.rejected}`,
+        "0",
+        after.rejected === 0
+      )
+      row(section, `${label}: bills/s, before → after`, `${fmt(before.billsPerSecond)} → ${fmt(after.billsPerSecond)}`)
+      row(
+        section,
+        `${label}: requests, before / after (extra)`,
+        `${before.requests} / ${after.requests} (+${after.requests - before.requests})`
+      )
+    }
+  }
+}
+
 const printTable = () => {
   const header = ["section", "metric", "value", "goal", ""]
   const lines = rows.map((r) => [
@@ -380,6 +433,8 @@ const main = async () => {
     await saturation()
     console.error("4/5. memory and scaling (child processes) ...")
     await scaling(server.url)
+    console.error("6. far exchange (real time) ...")
+    await far()
   } catch (error) {
     failures.push(String(error))
   } finally {

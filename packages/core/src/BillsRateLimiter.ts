@@ -31,6 +31,13 @@ export interface RateLimitOptions {
    * Default 25 ms, which costs 2.5% of the throughput at 10 per second.
    */
   readonly margin?: Duration.DurationInput
+  /**
+   * Where the limiter places a request's arrival at the server. `"serverTime"` (the default)
+   * uses the `requestTime` the server stamps on its answer, so a window reopens about when the
+   * server saw the request; `"answer"` assumes nothing and waits for the answer, which costs a
+   * round trip per slot (the rule before 0.2).
+   */
+  readonly arrival?: "serverTime" | "answer" | undefined
 }
 
 /**
@@ -88,8 +95,9 @@ export class BillsRateLimiter extends Context.Tag("@account-bills/core/BillsRate
         fundingBills: slidingWindow(limit, spacing),
         spotBills: slidingWindow(limit, spacing)
       }
+      const stamps = options.arrival !== "answer"
       return BillsRateLimiter.of({
-        withPermit: (operation, observe) => (request) => windows[operation](request, observe),
+        withPermit: (operation, observe) => (request) => windows[operation](request, stamps ? observe : undefined),
         take: (operation) => windows[operation](Effect.void)
       })
     })
