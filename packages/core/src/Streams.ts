@@ -21,10 +21,12 @@
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
+import * as Metric from "effect/Metric"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import type { FundingBill, FundingBillsPage, SpotBill } from "./Bill.js"
+import * as BillsMetrics from "./BillsMetrics.js"
 import { type BillsError, InvalidParams } from "./Errors.js"
 import { type FundingWalkState, fundingRequest, fundingStep } from "./internal/fundingWalk.js"
 import { defaultBufferPages, defaultPiecePages, densityOf, spotPool } from "./internal/spotPool.js"
@@ -299,6 +301,11 @@ const walk = <C extends { readonly done: boolean }, P extends { readonly cursor:
     )
   )
 
+const countBills =
+  (operation: OperationName) =>
+  (page: { readonly bills: ReadonlyArray<unknown> }): Effect.Effect<void> =>
+    Metric.incrementBy(BillsMetrics.forOperation(BillsMetrics.bills, operation), page.bills.length)
+
 /**
  * Builds the four streams from the two operations.
  *
@@ -359,6 +366,7 @@ export const makeStreams = (operations: {
    * Funding pages after the first, `concurrency` fetched ahead: every request is known from the
    * page number, and the pages that exist are known from the last total, so pages are fetched
    * ahead and stepped through in order. A page that fails fails the stream when its turn comes.
+   * At most `concurrency` pages (`concurrency × 100` bills) are held ahead of the consumer.
    */
   const fundingAhead = (start: FundingCursor, concurrency: number): Stream.Stream<FundingPage, BillsError> =>
     Stream.unwrapScoped(
@@ -378,7 +386,12 @@ export const makeStreams = (operations: {
             yield* fetchAhead(cursor)
             const fiber = inFlight.get(cursor.pageIndex) as Fiber.Fiber<FundingBillsPage, BillsError>
             inFlight.delete(cursor.pageIndex)
-            const page = yield* applyFundingPage(cursor, yield* Fiber.join(fiber))
+            // A page fetched ahead may be older than the page before it: when bills were booked in
+            // between, the two do not fit (the total fell). Fetched again now, it is newer, as in
+            // a walk one page at a time; only if it still does not fit does the walk fail.
+            const page = yield* Effect.flatMap(Fiber.join(fiber), (ahead) => applyFundingPage(cursor, ahead)).pipe(
+              Effect.catchTag("BillsIncomplete", () => fundingPage(cursor))
+            )
             return [page, page.cursor.done ? Option.none() : Option.some(page.cursor)] as const
           })
         )
@@ -498,8 +511,8 @@ export const makeStreams = (operations: {
     streamFundingPages,
     streamSpotPages,
     streamFundingBills: (query?: FundingBillsQuery): Stream.Stream<FundingBill, BillsError> =>
-      Stream.mapConcat(streamFundingPages(query), (page) => page.bills),
+      Stream.mapConcat(Stream.tap(streamFundingPages(query), countBills("fundingBills")), (page) => page.bills),
     streamSpotBills: (query?: SpotBillsQuery): Stream.Stream<SpotBill, BillsError> =>
-      Stream.mapConcat(streamSpotPages(query), (page) => page.bills)
+      Stream.mapConcat(Stream.tap(streamSpotPages(query), countBills("spotBills")), (page) => page.bills)
   }
 }

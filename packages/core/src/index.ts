@@ -14,6 +14,8 @@ export * from "./BillsApi.js"
 export * from "./BillsConfig.js"
 /** Rate limiting. @since 0.1.0 */
 export * from "./BillsRateLimiter.js"
+/** Counters per operation: requests, 429s, retries, bills. @since 0.2.0 */
+export * as BillsMetrics from "./BillsMetrics.js"
 /** Typed errors. @since 0.1.0 */
 export * from "./Errors.js"
 /** Shared facts about the two operations. @since 0.1.0 */

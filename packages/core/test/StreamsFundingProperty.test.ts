@@ -5,7 +5,7 @@ import * as fc from "fast-check"
 import { BillsApi } from "../src/index.js"
 import { epoch, fundingBills, lateFundingBill, selected } from "./support/billScenarios.js"
 import { collect, expectExactly } from "./support/streamCheck.js"
-import { arrivals, position, shapeWithCrowd, walkCase, walkStack } from "./support/walkProperty.js"
+import { arrivals, propertySeed, position, shapeWithCrowd, walkCase, walkStack } from "./support/walkProperty.js"
 
 const fundingCase = walkCase(
   // Crowded milliseconds do not matter to page numbers; they are here to prove it.
@@ -28,7 +28,7 @@ const runCase = (c: FundingCase) => {
   let from = boundOf(c.from)
   let to = boundOf(c.to)
   if (from !== undefined && to !== undefined && from > to) [from, to] = [to, from]
-  const query = { from, to, coinId: c.coinId, bizType: c.bizType }
+  const query = { from, to, coinId: c.coinId, bizType: c.bizType, concurrency: c.concurrency }
   const expected = selected(bills, query)
   const { late, arrive } = arrivals({
     account: "funding",
@@ -52,7 +52,7 @@ describe("streamFundingBills (property)", () => {
   it("yields every selected bill exactly once, late bookings at most once", { timeout: 120_000 }, async () => {
     await fc.assert(
       fc.asyncProperty(fundingCase, (c) => Effect.runPromise(runCase(c))),
-      { numRuns: 80 }
+      { numRuns: 80, seed: propertySeed() }
     )
   })
 })

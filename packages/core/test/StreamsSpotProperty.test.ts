@@ -6,7 +6,7 @@ import { BillsApi, type BillsError } from "../src/index.js"
 import type { SpotWireBill } from "../src/testing/index.js"
 import { crowdedMilliseconds, epoch, lateSpotBill, selected, spotBills } from "./support/billScenarios.js"
 import { collect, expectExactly, expectNoRepeatsWithin, expectTimeOrder } from "./support/streamCheck.js"
-import { arrivals, position, shapeWithCrowd, walkCase, walkStack } from "./support/walkProperty.js"
+import { arrivals, propertySeed, position, shapeWithCrowd, walkCase, walkStack } from "./support/walkProperty.js"
 
 /** Where a window bound goes: near a random bill, or near the crowded millisecond. */
 const anchor = fc.record({
@@ -35,7 +35,7 @@ const runCase = (c: SpotCase) => {
   let from = boundOf(bills, crowdAt, c.from)
   let to = boundOf(bills, crowdAt, c.to)
   if (from !== undefined && to !== undefined && from > to) [from, to] = [to, from]
-  const query = { from, to, coinId: c.coinId, bizType: c.bizType }
+  const query = { from, to, coinId: c.coinId, bizType: c.bizType, concurrency: c.concurrency }
   const expected = selected(bills, query)
   const crowded = crowdedMilliseconds(expected)
   const { late, arrive } = arrivals({ account: "spot", walk: c, bills, from, to, maxLate: 5, lateBill: lateSpotBill })
@@ -66,7 +66,7 @@ describe("streamSpotBills (property)", () => {
   }, async () => {
     await fc.assert(
       fc.asyncProperty(spotCase, (c) => Effect.runPromise(runCase(c))),
-      { numRuns: 100 }
+      { numRuns: 100, seed: propertySeed() }
     )
   })
 })

@@ -10,11 +10,13 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Exit from "effect/Exit"
+import * as Metric from "effect/Metric"
 import * as Option from "effect/Option"
 import * as ParseResult from "effect/ParseResult"
 import * as Ref from "effect/Ref"
 import * as Schema from "effect/Schema"
 import { BillsConfig } from "../BillsConfig.js"
+import * as BillsMetrics from "../BillsMetrics.js"
 import { BillsRateLimiter, type PermitOutcome } from "../BillsRateLimiter.js"
 import { BillsApiError, BillsDecodeError, type BillsError, BillsTransportError, reasonOf } from "../Errors.js"
 import { type OperationName, operationPath, serverTimePath, successCode } from "../Operation.js"
@@ -215,6 +217,12 @@ export const makeExchangeRequest: Effect.Effect<
       return yield* exchange(operation, request)
     }).pipe(
       limiter.withPermit(operation, permitOutcome),
+      Effect.onExit((exit) => {
+        const counted = Metric.increment(BillsMetrics.forOperation(BillsMetrics.requests, operation))
+        return permitOutcome(exit).rateLimited
+          ? Effect.zipRight(counted, Metric.increment(BillsMetrics.forOperation(BillsMetrics.rateLimited, operation)))
+          : counted
+      }),
       Effect.map((answer) => answer.data),
       Effect.withSpan("BillsApi.attempt", { attributes: { operation } })
     )
@@ -248,7 +256,20 @@ export const makeExchangeRequest: Effect.Effect<
   }
 
   return {
-    request: (operation, body) => retryTransient(attempt(operation, body), config, clock),
+    request: (operation, body) =>
+      Effect.suspend(() => {
+        // Every attempt after the first of this call is a retry.
+        let attempts = 0
+        const counted = Effect.suspend(() =>
+          attempts++ === 0
+            ? attempt(operation, body)
+            : Effect.zipRight(
+                Metric.increment(BillsMetrics.forOperation(BillsMetrics.retries, operation)),
+                attempt(operation, body)
+              )
+        )
+        return retryTransient(counted, config, clock)
+      }),
     syncClock
   }
 })

@@ -54,6 +54,20 @@ export const walkCase = <Bound, BizType extends string>(
     faults: fc.option(
       fc.record({ rate: fc.double({ min: 0.05, max: 0.3, noNaN: true }), seed: fc.integer({ min: 1, max: 10_000 }) }),
       { nil: undefined, freq: 3 }
+    ),
+    /** Requests in flight: one walk, a few, or the default. */
+    concurrency: fc.constantFrom(1, 3, undefined),
+    /**
+     * A round trip with jitter, so that concurrent requests complete out of order. Kept to a few
+     * milliseconds: these properties run on the real clock, for their retries.
+     */
+    latency: fc.option(
+      fc.record({
+        millis: fc.integer({ min: 0, max: 2 }),
+        jitterMillis: fc.integer({ min: 0, max: 6 }),
+        seed: fc.integer({ min: 1, max: 10_000 })
+      }),
+      { nil: undefined, freq: 2 }
     )
   })
 
@@ -63,6 +77,8 @@ export interface WalkCase {
   readonly bounds: "inclusive" | "exclusive"
   readonly appendEvery: number | undefined
   readonly faults: { readonly rate: number; readonly seed: number } | undefined
+  readonly concurrency: number | undefined
+  readonly latency: { readonly millis: number; readonly jitterMillis: number; readonly seed: number } | undefined
   readonly shape: Shape
 }
 
@@ -113,8 +129,17 @@ export const walkStack = <A extends Account>(
       order: walk.order,
       bounds: walk.bounds,
       rateLimit: false,
+      ...(walk.latency === undefined || process.env.NO_LATENCY !== undefined ? {} : { latency: walk.latency }),
       ...(walk.faults === undefined ? {} : { faults: { random: walk.faults } })
     },
     config: { maxAttempts: 12, retryBaseDelay: 1, maxRetryDelay: 2 },
     rateLimit: false
   })
+
+/** The seed of a property run: `PROPERTY_SEED` from the environment, or drawn and printed. */
+export const propertySeed = (): number => {
+  const given = process.env.PROPERTY_SEED
+  const seed = given === undefined ? Math.floor(Math.random() * 2 ** 31) : Number(given)
+  console.log(`property seed ${seed} (rerun with PROPERTY_SEED=${seed})`)
+  return seed
+}
