@@ -62,6 +62,38 @@ describe("streams are lazy", () => {
     }).pipe(Effect.provide(stack({ funding: bills })))
   })
 
+  for (const account of ["spot", "funding"] as const) {
+    it.effect(
+      `far away (150 ms) with the default concurrency, taking 5 ${account} bills makes one request; pulling on reads ahead`,
+      () => {
+        const bills = account === "spot" ? spotBills(thousand) : fundingBills(thousand)
+        return Effect.gen(function* () {
+          yield* afterBills(bills)
+          const api = yield* BillsApi
+          const stream = account === "spot" ? api.streamSpotBills() : api.streamFundingBills()
+          const requests = account === "spot" ? spotRequests : fundingRequests
+          const taken = yield* runOnTestClock(Stream.runCollect(Stream.take(stream, 5)), 10)
+          expect(Exit.isSuccess(taken) ? Chunk.size(taken.value) : -1).toBe(5)
+          // Whatever was in flight has had time to arrive.
+          yield* TestClock.adjust(1000)
+          expect(yield* requests).toBe(1)
+          const more = yield* runOnTestClock(Stream.runCollect(Stream.take(stream, 101)), 10)
+          expect(Exit.isSuccess(more) ? Chunk.size(more.value) : -1).toBe(101)
+          yield* TestClock.adjust(1000)
+          // The second walk read ahead of its second page: more than the two pages it needed.
+          expect(yield* requests).toBeGreaterThan(1 + 2)
+        }).pipe(
+          Effect.provide(
+            fakeStack({
+              exchange: { bills: { [account]: bills }, rateLimit: false, latency: { millis: 150 } },
+              rateLimit: false
+            })
+          )
+        )
+      }
+    )
+  }
+
   it.effect("building a stream sends nothing; an empty window sends nothing either", () => {
     const bills = spotBills(thousand)
     return Effect.gen(function* () {
