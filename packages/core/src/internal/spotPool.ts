@@ -240,9 +240,13 @@ export const spotPool = (
               }
             } else {
               segment.status = "done"
-              // Sparser than measured (a gap in the history): the next segment starts whole and
-              // measures for itself, rather than being carved into pieces that hold nothing.
-              if (first && segment.next?.status === "pending") segment.next.density = undefined
+              // Sparser than measured (a gap in the history): the segments waiting beyond this one
+              // start whole and measure for themselves, rather than being carved into pieces that
+              // hold nothing (one request each, all the way back to the epoch).
+              if (first) {
+                for (let s = segment.next; s !== undefined; s = s.next)
+                  if (s.status === "pending") s.density = undefined
+              }
             }
             const rest = next === undefined ? restAfterSegment(segment.state) : restAfterPage(segment.state)
             yield* Queue.offer(segment.queue, {

@@ -63,11 +63,11 @@ export const walkCase = <Bound, BizType extends string>(
      */
     latency: fc.option(
       fc.record({
-        millis: fc.integer({ min: 0, max: 2 }),
-        jitterMillis: fc.integer({ min: 0, max: 6 }),
+        millis: fc.integer({ min: 0, max: 1 }),
+        jitterMillis: fc.integer({ min: 1, max: 4 }),
         seed: fc.integer({ min: 1, max: 10_000 })
       }),
-      { nil: undefined, freq: 2 }
+      { nil: undefined, freq: 4 }
     )
   })
 
@@ -129,7 +129,7 @@ export const walkStack = <A extends Account>(
       order: walk.order,
       bounds: walk.bounds,
       rateLimit: false,
-      ...(walk.latency === undefined || process.env.NO_LATENCY !== undefined ? {} : { latency: walk.latency }),
+      ...(walk.latency === undefined ? {} : { latency: walk.latency }),
       ...(walk.faults === undefined ? {} : { faults: { random: walk.faults } })
     },
     config: { maxAttempts: 12, retryBaseDelay: 1, maxRetryDelay: 2 },
