@@ -257,7 +257,8 @@ const saturation = () =>
       // window is not skewed by connection setup (see the README on cold starts).
       Effect.zipRight(
         api.syncClock,
-        Stream.runCount(Stream.take(api.streamSpotPages(windowOf(dataSet.count)), requests))
+        // One walk: pages read ahead would be requests beyond the ones counted here.
+        Stream.runCount(Stream.take(api.streamSpotPages({ ...windowOf(dataSet.count), concurrency: 1 }), requests))
       )
     ).pipe(Effect.provide(Layer.fresh(clientLayer(server.url, true))))
     const stats = yield* server.exchange.stats
