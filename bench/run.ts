@@ -36,6 +36,7 @@ import {
   windowOf
 } from "./client.js"
 import { bundle, lazyExchange, runChild } from "./common.js"
+import { farExchange, goalAt } from "./farExchange.js"
 import { measureStartup } from "./startup.js"
 import { syncBench } from "./sync.js"
 
@@ -51,7 +52,9 @@ const plan = quick
       saturationRequests: 25,
       scaling: [10_000, 50_000],
       startupRuns: 5,
-      startupSourceRuns: 1
+      startupSourceRuns: 1,
+      farBills: 1_500,
+      farRoundTrips: [0, 150, 300]
     }
   : {
       pairs: 6,
@@ -61,7 +64,9 @@ const plan = quick
       saturationRequests: 60,
       scaling: [10_000, 100_000, 1_000_000],
       startupRuns: 11,
-      startupSourceRuns: 3
+      startupSourceRuns: 3,
+      farBills: 10_000,
+      farRoundTrips: [0, 150, 300]
     }
 
 interface Row {
@@ -262,7 +267,8 @@ const saturation = () =>
       // window is not skewed by connection setup (see the README on cold starts).
       Effect.zipRight(
         api.syncClock,
-        Stream.runCount(Stream.take(api.streamSpotPages(windowOf(dataSet.count)), requests))
+        // One walk: pages read ahead would be requests beyond the ones counted here.
+        Stream.runCount(Stream.take(api.streamSpotPages({ ...windowOf(dataSet.count), concurrency: 1 }), requests))
       )
     ).pipe(Effect.provide(Layer.fresh(clientLayer(server.url, true))))
     const stats = yield* server.exchange.stats
@@ -360,15 +366,63 @@ const scaling = async (url: string) => {
   )
 }
 
-// 6. Start-up of the command line: the bundled bin against node itself.
+// 7. Start-up of the command line: the bundled bin against node itself.
 const startup = async () => {
   const figures = await measureStartup(plan.startupRuns, plan.startupSourceRuns)
   results.startup = figures
-  const section = "6 start-up"
+  const section = "7 start-up"
   row(section, `node -e 0, ms (median of ${figures.runs})`, fmt(figures.nodeMillis))
   row(section, `bills --help, bundled bin, ms (median of ${figures.runs})`, fmt(figures.binMillis))
   row(section, "ratio bills --help / node -e 0", fmt(figures.ratio, 1), "<= 5 (best <= 3)", figures.ratio <= 5)
   row(section, `bills --help from sources under tsx, ms (median of ${figures.sourceRuns})`, fmt(figures.sourceMillis))
+}
+
+// 6. The far exchange: full exports at a round trip of 0, 150 and 300 ms, before and after.
+const far = async () => {
+  const measured = await farExchange({
+    count: plan.farBills,
+    roundTrips: plan.farRoundTrips,
+    log: (line) => console.error(line)
+  })
+  results.farExchange = measured
+  const section = `6 far exchange (${fmt(plan.farBills)} bills)`
+  for (const rtt of plan.farRoundTrips) {
+    for (const account of ["funding", "spot"] as const) {
+      const before = measured.find((r) => r.account === account && r.roundTripMillis === rtt && r.variant === "before")
+      const after = measured.find((r) => r.account === account && r.roundTripMillis === rtt && r.variant === "after")
+      if (before === undefined || after === undefined) continue
+      for (const r of [before, after]) {
+        if (r.bills !== r.expected || r.distinct !== r.expected) {
+          failures.push(
+            `far exchange ${account} ${rtt} ms ${r.variant}: ${r.bills} bills (${r.distinct} distinct), expected ${r.expected}`
+          )
+        }
+        if (r.rejected > 0)
+          failures.push(`far exchange ${account} ${rtt} ms ${r.variant}: ${r.rejected} requests answered 429`)
+      }
+      const label = `${account}, ${rtt} ms`
+      row(
+        section,
+        `${label}: requests/s, before → after`,
+        `${fmt(before.requestsPerSecond, 2)} → ${fmt(after.requestsPerSecond, 2)}`,
+        `>= ${fmt(goalAt(rtt), 1)}`,
+        after.requestsPerSecond >= goalAt(rtt)
+      )
+      row(
+        section,
+        `${label}: 429s, before / after`,
+        `${before.rejected} / ${after.rejected}`,
+        "0",
+        after.rejected === 0
+      )
+      row(section, `${label}: bills/s, before → after`, `${fmt(before.billsPerSecond)} → ${fmt(after.billsPerSecond)}`)
+      row(
+        section,
+        `${label}: requests, before / after (extra)`,
+        `${before.requests} / ${after.requests} (+${after.requests - before.requests})`
+      )
+    }
+  }
 }
 
 const printTable = () => {
@@ -394,20 +448,20 @@ const storeSync = async () => {
   const { funding, spot, added } = figures.incremental
   if (added !== 2_000) failures.push(`sync: ${added} new bills stored, expected 2000`)
   row(
-    "7 store",
+    "8 store",
     "requests for 1,000 new bills, funding / spot",
     `${funding} / ${spot}`,
     "<= 15 each",
     funding <= 15 && spot <= 15
   )
   row(
-    "7 store",
+    "8 store",
     "requests of a sync with nothing new, funding / spot",
     `${figures.idle.funding} / ${figures.idle.spot}`
   )
   const total = figures.bills.funding + figures.bills.spot
   row(
-    "7 store",
+    "8 store",
     `first sync of ${total} bills into SQLite vs export, at 10 req/s, s`,
     `${fmt(figures.firstSyncSeconds, 2)} vs ${fmt(figures.exportSeconds, 2)}`
   )
@@ -426,9 +480,11 @@ const main = async () => {
     await saturation()
     console.error("4/5. memory and scaling (child processes) ...")
     await scaling(server.url)
-    console.error("6. command-line start-up (child processes) ...")
+    console.error("6. far exchange (real time) ...")
+    await far()
+    console.error("7. command-line start-up (child processes) ...")
     await startup()
-    console.error("7. store sync ...")
+    console.error("8. store sync ...")
     await storeSync()
   } catch (error) {
     failures.push(String(error))

@@ -11,6 +11,8 @@ import * as Effect from "effect/Effect"
 import * as Deferred from "effect/Deferred"
 import * as FiberId from "effect/FiberId"
 import * as Layer from "effect/Layer"
+import type * as Exit from "effect/Exit"
+import * as PermitRule from "./internal/permitRule.js"
 import type { OperationName } from "./Operation.js"
 
 /**
@@ -30,6 +32,26 @@ export interface RateLimitOptions {
    * Default 25 ms, which costs 2.5% of the throughput at 10 per second.
    */
   readonly margin?: Duration.DurationInput
+  /**
+   * Where the limiter places a request's arrival at the server. `"serverTime"` (the default)
+   * uses the `requestTime` the server stamps on its answer, so a window reopens about when the
+   * server saw the request; `"answer"` assumes nothing and waits for the answer, which costs a
+   * round trip per slot (the rule before 0.2).
+   */
+  readonly arrival?: "serverTime" | "answer" | undefined
+}
+
+/**
+ * What a request's outcome told about its arrival at the server.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface PermitOutcome {
+  /** The server's stamp of the request (`requestTime`, epoch ms by its clock), when it answered one. */
+  readonly serverTime: number | undefined
+  /** The server refused the request for the rate limit. */
+  readonly rateLimited: boolean
 }
 
 /**
@@ -39,12 +61,15 @@ export interface RateLimitOptions {
 export interface BillsRateLimiterShape {
   /**
    * Runs one request of `operation` under a permit. Takers are served first come, first served;
-   * a taker interrupted while waiting gives its permit back. The permit counts in the window
-   * until the request has finished, because only then is its arrival at the server certain to
-   * lie in the past.
+   * a taker interrupted while waiting gives its permit back. Without `observe`, the permit
+   * counts in the window until the request has finished, because only then is its arrival at
+   * the server certain to lie in the past. With `observe`, the server's own stamp of the
+   * request (`requestTime`) places the arrival more closely, so the next window can open
+   * sooner; see `internal/permitRule.ts` for the rule and why it is safe.
    */
   readonly withPermit: (
-    operation: OperationName
+    operation: OperationName,
+    observe?: (outcome: Exit.Exit<unknown, unknown>) => PermitOutcome
   ) => <A, E, R>(request: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
   /** A permit for a request that finishes at once: `withPermit(operation)(Effect.void)`. */
   readonly take: (operation: OperationName) => Effect.Effect<void>
@@ -73,8 +98,9 @@ export class BillsRateLimiter extends Context.Tag("@account-bills/core/BillsRate
         fundingBills: slidingWindow(limit, spacing),
         spotBills: slidingWindow(limit, spacing)
       }
+      const stamps = options.arrival !== "answer"
       return BillsRateLimiter.of({
-        withPermit: (operation) => windows[operation],
+        withPermit: (operation, observe) => (request) => windows[operation](request, stamps ? observe : undefined),
         take: (operation) => windows[operation](Effect.void)
       })
     })
@@ -97,64 +123,74 @@ export class BillsRateLimiter extends Context.Tag("@account-bills/core/BillsRate
 const monotonicMillis = (clock: { readonly unsafeCurrentTimeNanos: () => bigint }): number =>
   Number(clock.unsafeCurrentTimeNanos()) / 1_000_000
 
-/** A permit in the window: when it was granted, and when its request finished. */
+/** A permit in the window: when it was granted, and when its request was last at the server. */
 interface Slot {
   readonly granted: Deferred.Deferred<number>
-  readonly finished: Deferred.Deferred<number>
+  readonly settled: Deferred.Deferred<PermitRule.Settled>
 }
 
 const never: Slot = {
   granted: Deferred.unsafeMake<number>(FiberId.none),
-  finished: Deferred.unsafeMake<number>(FiberId.none)
+  settled: Deferred.unsafeMake<PermitRule.Settled>(FiberId.none)
 }
 Deferred.unsafeDone(never.granted, Effect.succeed(Number.NEGATIVE_INFINITY))
-Deferred.unsafeDone(never.finished, Effect.succeed(Number.NEGATIVE_INFINITY))
+Deferred.unsafeDone(
+  never.settled,
+  Effect.succeed({ granted: Number.NEGATIVE_INFINITY, finished: Number.NEGATIVE_INFINITY, serverTime: undefined })
+)
 
 /**
- * One window. Permit `p` is granted no sooner than `spacing` after the request of permit
- * `p - limit` finished. The server counts a request when it arrives, which is after its permit
- * and before its response, so between the arrivals of `p - limit` and `p` lies at least a
- * window: no window at the server holds more than `limit` arrivals, whatever the latencies
- * (a slow first request on a cold connection included).
+ * One window. Permit `p` waits for the request of permit `q = p - limit` to settle, then for
+ * `spacing` after the latest instant `q` can have reached the server ({@link PermitRule}).
  *
  * A taker books its slot synchronously on arrival and waits for the one before it to be
  * granted, so takers are served in arrival order. A taker interrupted before its grant hands
- * its place on: its slot takes the grant time of the slot before it, and the finish time of
- * the slot before it, which is the one its dependents must then wait for instead.
+ * its place on: its slot takes the grant time and the outcome of the slot before it, which is
+ * the one its dependents must then wait for instead.
  */
 const slidingWindow = (limit: number, spacing: number) => {
   const slots: Array<Slot> = []
-  return <A, E, R>(request: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+  const rule = PermitRule.make()
+  return <A, E, R>(
+    request: Effect.Effect<A, E, R>,
+    observe?: (outcome: Exit.Exit<unknown, unknown>) => PermitOutcome
+  ): Effect.Effect<A, E, R> =>
     Effect.uninterruptibleMask((restore) =>
       Effect.suspend(() => {
         const previous = slots[slots.length - 1] ?? never
         const dependency = slots.length >= limit ? (slots[slots.length - limit] ?? never) : never
         const mine: Slot = {
           granted: Deferred.unsafeMake<number>(FiberId.none),
-          finished: Deferred.unsafeMake<number>(FiberId.none)
+          settled: Deferred.unsafeMake<PermitRule.Settled>(FiberId.none)
         }
         slots.push(mine)
         if (slots.length > limit) slots.shift()
         const wait = Effect.gen(function* () {
           yield* Deferred.await(previous.granted)
-          const earliest = (yield* Deferred.await(dependency.finished)) + spacing
+          const earliest = rule.latestArrival(yield* Deferred.await(dependency.settled)) + spacing
           const now = yield* Effect.clockWith((clock) => Effect.succeed(monotonicMillis(clock)))
           if (earliest > now) yield* Effect.sleep(Duration.millis(Math.ceil(earliest - now)))
         })
-        const stamp = (slot: Deferred.Deferred<number>) =>
-          Effect.flatMap(
-            Effect.clockWith((clock) => Effect.succeed(monotonicMillis(clock))),
-            (now) => Deferred.succeed(slot, now)
-          )
+        const clockNow = Effect.clockWith((clock) => Effect.succeed(monotonicMillis(clock)))
+        const run = Effect.gen(function* () {
+          const granted = yield* clockNow
+          yield* Deferred.succeed(mine.granted, granted)
+          const exit = yield* Effect.exit(restore(request))
+          const finished = yield* clockNow
+          const outcome = observe?.(exit)
+          const settled: PermitRule.Settled = { granted, finished, serverTime: outcome?.serverTime }
+          rule.record(settled, outcome?.rateLimited === true)
+          yield* Deferred.succeed(mine.settled, settled)
+          return yield* exit
+        })
         return restore(wait).pipe(
           Effect.onInterrupt(() =>
             Effect.all([
               Deferred.completeWith(mine.granted, Deferred.await(previous.granted)),
-              Deferred.completeWith(mine.finished, Deferred.await(previous.finished))
+              Deferred.completeWith(mine.settled, Deferred.await(previous.settled))
             ])
           ),
-          Effect.zipRight(stamp(mine.granted)),
-          Effect.zipRight(Effect.ensuring(restore(request), stamp(mine.finished)))
+          Effect.zipRight(run)
         )
       })
     )

@@ -31,7 +31,19 @@ export {
 } from "./Bill.js"
 export { BillsApi, type BillsApiShape } from "./BillsApi.js"
 export { BillsConfig, type BillsConfigInput, type BillsConfigShape } from "./BillsConfig.js"
-export { BillsRateLimiter, type BillsRateLimiterShape, type RateLimitOptions } from "./BillsRateLimiter.js"
+export {
+  BillsRateLimiter,
+  type BillsRateLimiterShape,
+  type PermitOutcome,
+  type RateLimitOptions
+} from "./BillsRateLimiter.js"
+/**
+ * Counters per operation: requests, 429s, retries, bills.
+ *
+ * @since 0.1.0
+ * @category modules
+ */
+export * as BillsMetrics from "./BillsMetrics.js"
 export {
   BillsApiError,
   BillsApiErrorReason,
@@ -75,6 +87,7 @@ export {
 export * as Signature from "./Signature.js"
 export { type Credentials, credentialsConfig, type RequestToSign, Signer, type SignerShape } from "./Signer.js"
 export {
+  defaultConcurrency,
   FundingCursor,
   type FundingBillsQuery,
   type FundingPage,

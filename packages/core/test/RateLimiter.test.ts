@@ -231,3 +231,51 @@ describe("BillsRateLimiter against the fake exchange's strict window", () => {
     )
   )
 })
+
+describe("BillsRateLimiter far from the exchange (the server's requestTime places each arrival)", () => {
+  // Round trip 150 ms; each half takes up to jitter / 2 more, drawn from a fixed seed per case.
+  const cases = [
+    { jitter: 0, seed: 1, maxMillis: 30_500 },
+    { jitter: 100, seed: 2, maxMillis: 33_000 },
+    { jitter: 300, seed: 3, maxMillis: 38_000 }
+  ]
+  for (const { jitter, maxMillis, seed } of cases) {
+    it.effect(
+      `300 requests from 10 fibers, 150 ms round trip, jitter ${jitter} ms: no 429, and faster than a window plus a round trip per slot`,
+      () =>
+        Effect.gen(function* () {
+          const api = yield* BillsApi
+          const exchange = yield* FakeExchange
+          const exit = yield* runOnTestClock(
+            timed(
+              Effect.forEach(
+                Array.from({ length: 10 }),
+                () => Effect.forEach(Array.from({ length: 30 }), () => api.spotBills({ limit: 1 })),
+                { concurrency: "unbounded", discard: true }
+              )
+            ),
+            Duration.millis(50)
+          )
+          if (Exit.isFailure(exit)) return expect.fail(String(exit.cause))
+          const stats = yield* exchange.stats
+          expect(stats.spotBills).toMatchObject({ requests: 300, succeeded: 300, rateLimited: 0 })
+          const arrivals = (yield* exchange.requests).map((r) => r.arrivalMillis)
+          expect(busiestWindow(arrivals, 1000)).toBe(10)
+          // The rule that waits for each answer needs 29 slots of 1,025 ms + a round trip: 34 s
+          // without jitter, about 35.5 s with 100 ms and 38.4 s with 300 ms.
+          expect(exit.value.millis).toBeLessThanOrEqual(maxMillis)
+          console.log(`jitter ${jitter} ms: 300 requests took ${exit.value.millis} ms of test clock; 429s: 0`)
+        }).pipe(
+          Effect.provide(
+            fakeStack({
+              exchange: {
+                generate: { seed: 11, spot: 50, funding: 0 },
+                latency: { millis: 150, jitterMillis: jitter, seed }
+              }
+            })
+          )
+        ),
+      60_000
+    )
+  }
+})

@@ -28,7 +28,7 @@ const runCase = (c: FundingCase) => {
   let from = boundOf(c.from)
   let to = boundOf(c.to)
   if (from !== undefined && to !== undefined && from > to) [from, to] = [to, from]
-  const query = { from, to, coinId: c.coinId, bizType: c.bizType }
+  const query = { from, to, coinId: c.coinId, bizType: c.bizType, concurrency: c.concurrency }
   const expected = selected(bills, query)
   const { late, arrive } = arrivals({
     account: "funding",

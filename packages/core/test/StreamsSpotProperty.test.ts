@@ -50,7 +50,7 @@ const runCase = (c: SpotCase) => {
   let from = boundOf(bills, crowdAt, c.from)
   let to = boundOf(bills, crowdAt, c.to)
   if (from !== undefined && to !== undefined && from > to) [from, to] = [to, from]
-  const query = { from, to, coinId: c.coinId, bizType: c.bizType }
+  const query = { from, to, coinId: c.coinId, bizType: c.bizType, concurrency: c.concurrency }
   const expected = selected(bills, query)
   const crowded = crowdedMilliseconds(expected)
   const { late, arrive } = arrivals({ account: "spot", walk: c, bills, from, to, maxLate: 5, lateBill: lateSpotBill })

@@ -62,6 +62,38 @@ describe("streams are lazy", () => {
     }).pipe(Effect.provide(stack({ funding: bills })))
   })
 
+  for (const account of ["spot", "funding"] as const) {
+    it.effect(
+      `far away (150 ms) with the default concurrency, taking 5 ${account} bills makes one request; pulling on reads ahead`,
+      () => {
+        const bills = account === "spot" ? spotBills(thousand) : fundingBills(thousand)
+        return Effect.gen(function* () {
+          yield* afterBills(bills)
+          const api = yield* BillsApi
+          const stream = account === "spot" ? api.streamSpotBills() : api.streamFundingBills()
+          const requests = account === "spot" ? spotRequests : fundingRequests
+          const taken = yield* runOnTestClock(Stream.runCollect(Stream.take(stream, 5)), 10)
+          expect(Exit.isSuccess(taken) ? Chunk.size(taken.value) : -1).toBe(5)
+          // Whatever was in flight has had time to arrive.
+          yield* TestClock.adjust(1000)
+          expect(yield* requests).toBe(1)
+          const more = yield* runOnTestClock(Stream.runCollect(Stream.take(stream, 101)), 10)
+          expect(Exit.isSuccess(more) ? Chunk.size(more.value) : -1).toBe(101)
+          yield* TestClock.adjust(1000)
+          // The second walk read ahead of its second page: more than the two pages it needed.
+          expect(yield* requests).toBeGreaterThan(1 + 2)
+        }).pipe(
+          Effect.provide(
+            fakeStack({
+              exchange: { bills: { [account]: bills }, rateLimit: false, latency: { millis: 150 } },
+              rateLimit: false
+            })
+          )
+        )
+      }
+    )
+  }
+
   it.effect("building a stream sends nothing; an empty window sends nothing either", () => {
     const bills = spotBills(thousand)
     return Effect.gen(function* () {
@@ -81,19 +113,29 @@ describe("streams are lazy", () => {
 describe("spot walk economy", () => {
   for (const order of orders) {
     for (const bounds of boundsKinds) {
-      it.effect(`10,000 bills, at most 5 per millisecond, take at most 105 requests (${order}, ${bounds})`, () => {
-        const bills = spotBills({ seed: 11, count: 10_000, maxGroup: 5, maxGap: 2 })
-        return Effect.gen(function* () {
-          yield* afterBills(bills)
-          const api = yield* BillsApi
-          const { bills: got, exit } = yield* collect(api.streamSpotBills())
-          expect(Exit.isSuccess(exit)).toBe(true)
-          expectExactly(got, bills)
-          expectTimeOrder(got, order)
-          const requests = yield* spotRequests
-          expect(requests).toBeLessThanOrEqual(105)
-        }).pipe(Effect.provide(stack({ spot: bills }, order, bounds)))
-      })
+      // One walk: a page per 100 bills and little more. Concurrent walks pay about one request
+      // per segment they cut off (8 pages each by default).
+      for (const { concurrency, most } of [
+        { concurrency: 1, most: 105 },
+        { concurrency: 8, most: 115 }
+      ]) {
+        it.effect(
+          `10,000 bills, at most 5 per millisecond, concurrency ${concurrency}: at most ${most} requests (${order}, ${bounds})`,
+          () => {
+            const bills = spotBills({ seed: 11, count: 10_000, maxGroup: 5, maxGap: 2 })
+            return Effect.gen(function* () {
+              yield* afterBills(bills)
+              const api = yield* BillsApi
+              const { bills: got, exit } = yield* collect(api.streamSpotBills({ concurrency }))
+              expect(Exit.isSuccess(exit)).toBe(true)
+              expectExactly(got, bills)
+              expectTimeOrder(got, order)
+              const requests = yield* spotRequests
+              expect(requests).toBeLessThanOrEqual(most)
+            }).pipe(Effect.provide(stack({ spot: bills }, order, bounds)))
+          }
+        )
+      }
     }
   }
 })
@@ -161,12 +203,14 @@ const record = (billId: number, cTime: number) => ({
 
 describe("a server that contradicts itself fails the walk instead of looping", () => {
   const now = 1_700_000_000_000
+  // One walk at a time, so the requests counted are those of the step under test.
   const run = (answers: ReadonlyArray<string>, operation: "spot" | "funding" = "spot") => {
     const stub = makeStub(answers.map((body) => ({ status: 200, body })))
     return Effect.gen(function* () {
       yield* TestClock.setTime(now)
       const api = yield* BillsApi
-      const stream = operation === "spot" ? api.streamSpotBills() : api.streamFundingBills()
+      const query = { concurrency: 1 }
+      const stream = operation === "spot" ? api.streamSpotBills(query) : api.streamFundingBills(query)
       const exit = yield* Effect.exit(Stream.runDrain(stream))
       return { error: failureOf(exit), requests: stub.requests.length }
     }).pipe(Effect.provide(stub.layer))

@@ -13,7 +13,8 @@ import {
   type FakeExchangeOptions,
   type FakeExchangeService,
   type FakeRequest,
-  type FakeResponse
+  type FakeResponse,
+  Latency
 } from "@account-bills/core/testing"
 import * as Context from "effect/Context"
 import * as Schema from "effect/Schema"
@@ -48,6 +49,8 @@ export interface ListenOptions {
   readonly host?: string | undefined
   /** Default 0: a free port chosen by the OS. */
   readonly port?: number | undefined
+  /** Answers wait half of this round trip before the model counts them, half after. */
+  readonly latency?: Latency.LatencyOptions | undefined
 }
 
 /**
@@ -123,11 +126,12 @@ export const serve = (
     }
     // Handlers run with the caller's services, so a TestClock in scope drives the fake's clock.
     const runFork = Runtime.runFork(yield* Effect.runtime<never>())
+    const delayed = Latency.around(options.latency)
     const server = Http.createServer((req, res) => {
       const chunks: Array<Buffer> = []
       req.on("data", (chunk: Buffer) => chunks.push(chunk))
       req.on("end", () => {
-        const fiber = runFork(exchange.handle(toFakeRequest(req, Buffer.concat(chunks).toString("utf8"))))
+        const fiber = runFork(delayed(exchange.handle(toFakeRequest(req, Buffer.concat(chunks).toString("utf8")))))
         res.on("close", () => {
           if (!res.writableEnded) runFork(Fiber.interrupt(fiber))
         })

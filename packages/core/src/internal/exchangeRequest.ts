@@ -4,15 +4,20 @@
  */
 import * as HttpClient from "@effect/platform/HttpClient"
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
+import * as Cause from "effect/Cause"
 import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
+import * as Exit from "effect/Exit"
+import * as Metric from "effect/Metric"
+import * as Option from "effect/Option"
 import * as ParseResult from "effect/ParseResult"
 import * as Ref from "effect/Ref"
 import * as Schema from "effect/Schema"
 import { BillsConfig } from "../BillsConfig.js"
-import { BillsRateLimiter } from "../BillsRateLimiter.js"
+import * as BillsMetrics from "../BillsMetrics.js"
+import { BillsRateLimiter, type PermitOutcome } from "../BillsRateLimiter.js"
 import { BillsApiError, BillsDecodeError, type BillsError, BillsTransportError } from "../Errors.js"
 import type { OperationName } from "../Operation.js"
 import { reasonOf } from "./errorReason.js"
@@ -61,12 +66,31 @@ export const firstIssue = (error: ParseResult.ParseError): { readonly path: stri
   return { path, message: issue.message }
 }
 
+/** A successful envelope's data, and the server's stamp of the request. */
+interface Answer {
+  readonly data: unknown
+  readonly requestTime: number | undefined
+}
+
+/** What the limiter learns from an attempt: where the server placed it, and whether it refused it. */
+const permitOutcome = (exit: Exit.Exit<unknown, unknown>): PermitOutcome => {
+  if (Exit.isSuccess(exit)) {
+    const answer = exit.value as Answer
+    return { serverTime: answer.requestTime, rateLimited: false }
+  }
+  const failure = Cause.failureOption(exit.cause)
+  if (Option.isSome(failure) && failure.value instanceof BillsApiError) {
+    return { serverTime: failure.value.requestTime, rateLimited: failure.value.reason === "RateLimited" }
+  }
+  return { serverTime: undefined, rateLimited: false }
+}
+
 /** Turns a response into the envelope's data, or the typed failure it stands for. */
 const interpret = (
   operation: CallName,
   response: RawResponse,
   now: number
-): Either.Either<unknown, BillsApiError | BillsDecodeError> => {
+): Either.Either<Answer, BillsApiError | BillsDecodeError> => {
   const envelope = decodeEnvelope(response.text)
   const retryAfter = retryAfterMillis(response.retryAfter, now)
   if (Either.isLeft(envelope)) {
@@ -96,7 +120,8 @@ const interpret = (
     )
   }
   const { code, data, msg, requestTime } = envelope.right
-  if (code === successCode && response.status >= 200 && response.status < 300) return Either.right(data)
+  if (code === successCode && response.status >= 200 && response.status < 300)
+    return Either.right({ data, requestTime })
   return Either.left(
     new BillsApiError({
       operation,
@@ -192,12 +217,22 @@ export const makeExchangeRequest: Effect.Effect<
         HttpClientRequest.bodyText(body, "application/json")
       )
       return yield* exchange(operation, request)
-    }).pipe(limiter.withPermit(operation), Effect.withSpan("BillsApi.attempt", { attributes: { operation } }))
+    }).pipe(
+      limiter.withPermit(operation, permitOutcome),
+      Effect.onExit((exit) => {
+        const counted = Metric.increment(BillsMetrics.forOperation(BillsMetrics.requests, operation))
+        return permitOutcome(exit).rateLimited
+          ? Effect.zipRight(counted, Metric.increment(BillsMetrics.forOperation(BillsMetrics.rateLimited, operation)))
+          : counted
+      }),
+      Effect.map((answer) => answer.data),
+      Effect.withSpan("BillsApi.attempt", { attributes: { operation } })
+    )
 
   // The time endpoint is public and unsigned, and it is not one of the rate-limited operations.
   const measureOffset = Effect.gen(function* () {
     const before = yield* Clock.currentTimeMillis
-    const data = yield* exchange("serverTime", HttpClientRequest.get(config.baseUrl + serverTimePath))
+    const { data } = yield* exchange("serverTime", HttpClientRequest.get(config.baseUrl + serverTimePath))
     const after = yield* Clock.currentTimeMillis
     const serverTime = yield* decodeData("serverTime", ServerTime)(data)
     // The server read its clock somewhere in the round trip; the midpoint halves the error.
@@ -223,7 +258,20 @@ export const makeExchangeRequest: Effect.Effect<
   }
 
   return {
-    request: (operation, body) => retryTransient(attempt(operation, body), config, clock),
+    request: (operation, body) =>
+      Effect.suspend(() => {
+        // Every attempt after the first of this call is a retry.
+        let attempts = 0
+        const counted = Effect.suspend(() =>
+          attempts++ === 0
+            ? attempt(operation, body)
+            : Effect.zipRight(
+                Metric.increment(BillsMetrics.forOperation(BillsMetrics.retries, operation)),
+                attempt(operation, body)
+              )
+        )
+        return retryTransient(counted, config, clock)
+      }),
     syncClock
   }
 })

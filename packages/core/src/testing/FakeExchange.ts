@@ -30,6 +30,7 @@ import * as Signature from "../Signature.js"
 import type * as BillBook from "./BillBook.js"
 import * as BillGenerator from "./BillGenerator.js"
 import * as FakeHttpClient from "./FakeHttpClient.js"
+import type { LatencyOptions } from "./Latency.js"
 import * as LazyBillBook from "./LazyBillBook.js"
 import {
   envelope,
@@ -137,6 +138,8 @@ export interface FakeExchangeOptions extends Partial<FakeBehaviour> {
   readonly credentials?: FakeCredentials | undefined
   /** Added to `Clock.currentTimeMillis` to give the fake's clock; default 0. */
   readonly clockOffsetMillis?: number | undefined
+  /** The round trip of the in-memory `HttpClient` and the loopback server (default none). */
+  readonly latency?: LatencyOptions | undefined
   readonly faults?:
     | {
         readonly scripted?: ReadonlyArray<ScriptedFault> | undefined
@@ -510,15 +513,17 @@ export class FakeExchange extends Context.Tag("@account-bills/core/testing/FakeE
   /** Only the service. */
   static readonly layerExchange = (options?: FakeExchangeOptions): Layer.Layer<FakeExchange> =>
     Layer.effect(FakeExchange, make(options))
-  /** An `HttpClient` answered in memory by the `FakeExchange` in context. */
-  static readonly layerHttpClient: () => Layer.Layer<HttpClient.HttpClient, never, FakeExchange> = () =>
+  /** An `HttpClient` answered in memory by the `FakeExchange` in context, `latency` away. */
+  static readonly layerHttpClient = (
+    latency?: LatencyOptions
+  ): Layer.Layer<HttpClient.HttpClient, never, FakeExchange> =>
     Layer.effect(
       HttpClient.HttpClient,
-      Effect.map(FakeExchange, (exchange) => FakeHttpClient.make(exchange.handle))
+      Effect.map(FakeExchange, (exchange) => FakeHttpClient.make(exchange.handle, latency))
     )
-  /** The service and an in-memory `HttpClient` backed by it (one shared model). */
+  /** The service and an in-memory `HttpClient` backed by it (one shared model), `options.latency` away. */
   static readonly layer = (options?: FakeExchangeOptions): Layer.Layer<FakeExchange | HttpClient.HttpClient> =>
-    Layer.provideMerge(FakeExchange.layerHttpClient(), FakeExchange.layerExchange(options))
+    Layer.provideMerge(FakeExchange.layerHttpClient(options?.latency), FakeExchange.layerExchange(options))
   /** An in-memory `HttpClient` answered by the given exchange. */
   static readonly httpClient = (exchange: FakeExchangeService): HttpClient.HttpClient =>
     FakeHttpClient.make(exchange.handle)

@@ -13,6 +13,7 @@ import * as HttpClientResponse from "@effect/platform/HttpClientResponse"
 import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
 import type { FakeRequest, FakeResponse } from "./FakeProtocol.js"
+import * as Latency from "./Latency.js"
 
 const decoder = new TextDecoder()
 
@@ -49,22 +50,29 @@ export const bodyText = (
 }
 
 /**
- * An `HttpClient` whose every request is answered by `handle`.
+ * An `HttpClient` whose every request is answered by `handle`, after half of `latency` (when
+ * given) and followed by the other half.
  *
  * @since 0.1.0
  * @category constructors
  */
-export const make = (handle: (request: FakeRequest) => Effect.Effect<FakeResponse>): HttpClient.HttpClient =>
-  HttpClient.make((request, url) =>
+export const make = (
+  handle: (request: FakeRequest) => Effect.Effect<FakeResponse>,
+  latency?: Latency.LatencyOptions
+): HttpClient.HttpClient => {
+  const delayed = Latency.around(latency)
+  return HttpClient.make((request, url) =>
     Effect.gen(function* () {
       const body = yield* bodyText(request)
-      const response = yield* handle({
-        method: request.method,
-        path: url.pathname,
-        query: url.search.startsWith("?") ? url.search.slice(1) : url.search,
-        headers: request.headers,
-        body
-      })
+      const response = yield* delayed(
+        handle({
+          method: request.method,
+          path: url.pathname,
+          query: url.search.startsWith("?") ? url.search.slice(1) : url.search,
+          headers: request.headers,
+          body
+        })
+      )
       switch (response._tag) {
         case "Reset":
           return yield* new HttpClientError.RequestError({
@@ -83,3 +91,4 @@ export const make = (handle: (request: FakeRequest) => Effect.Effect<FakeRespons
       }
     })
   )
+}

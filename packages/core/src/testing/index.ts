@@ -29,6 +29,8 @@ export * as LazyBillBook from "./LazyBillBook.js"
 /** @since 0.1.0 @category modules */
 export * as Prng from "./Prng.js"
 /** @since 0.1.0 @category modules */
+export * as Latency from "./Latency.js"
+/** @since 0.1.0 @category modules */
 export * as RequestParams from "./RequestParams.js"
 /** @since 0.1.0 @category modules */
 export * as SlidingWindow from "./SlidingWindow.js"

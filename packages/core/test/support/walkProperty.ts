@@ -77,6 +77,20 @@ export const walkCase = <Bound, BizType extends string>(
     faults: fc.option(
       fc.record({ rate: fc.double({ min: 0.05, max: 0.3, noNaN: true }), seed: fc.integer({ min: 1, max: 10_000 }) }),
       { nil: undefined, freq: 3 }
+    ),
+    /** Requests in flight: one walk, a few, or the default. */
+    concurrency: fc.constantFrom(1, 3, undefined),
+    /**
+     * A round trip with jitter, so that concurrent requests complete out of order. Kept to a few
+     * milliseconds: these properties run on the real clock, for their retries.
+     */
+    latency: fc.option(
+      fc.record({
+        millis: fc.integer({ min: 0, max: 1 }),
+        jitterMillis: fc.integer({ min: 1, max: 4 }),
+        seed: fc.integer({ min: 1, max: 10_000 })
+      }),
+      { nil: undefined, freq: 4 }
     )
   })
 
@@ -86,6 +100,8 @@ export interface WalkCase {
   readonly bounds: "inclusive" | "exclusive"
   readonly appendEvery: number | undefined
   readonly faults: { readonly rate: number; readonly seed: number } | undefined
+  readonly concurrency: number | undefined
+  readonly latency: { readonly millis: number; readonly jitterMillis: number; readonly seed: number } | undefined
   readonly shape: Shape
 }
 
@@ -136,6 +152,7 @@ export const walkStack = <A extends Account>(
       order: walk.order,
       bounds: walk.bounds,
       rateLimit: false,
+      ...(walk.latency === undefined ? {} : { latency: walk.latency }),
       ...(walk.faults === undefined ? {} : { faults: { random: walk.faults } })
     },
     config: { maxAttempts: 12, retryBaseDelay: 1, maxRetryDelay: 2 },

@@ -43,6 +43,14 @@ const options = {
     Options.withDefault(0),
     Options.withDescription("share of requests (0..1) answered with a random fault")
   ),
+  latency: Options.integer("latency").pipe(
+    Options.withDefault(0),
+    Options.withDescription("round trip in ms: half before the request is counted, half after")
+  ),
+  jitter: Options.integer("jitter").pipe(
+    Options.withDefault(0),
+    Options.withDescription("up to this many ms more per round trip, drawn per request")
+  ),
   port: Options.integer("port").pipe(Options.withDefault(0), Options.withDescription("0 picks a free port")),
   host: Options.text("host").pipe(Options.withDefault("127.0.0.1"), Options.withDescription("loopback only")),
   apiKey: Options.text("api-key").pipe(Options.withDefault(defaults.apiKey)),
@@ -56,6 +64,7 @@ const command = Command.make("fake-exchange", options, (flags) =>
     const server = yield* FakeExchangeServer.make({
       host: flags.host,
       port: flags.port,
+      latency: { millis: flags.latency, jitterMillis: flags.jitter, seed: flags.seed },
       order: flags.order,
       bounds: flags.bounds,
       rateLimit: flags.rateLimit <= 0 ? false : { limit: flags.rateLimit, windowMillis: 1000 },
