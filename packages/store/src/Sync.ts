@@ -45,6 +45,11 @@ export interface SyncOptions {
   readonly lease?: Duration.DurationInput | undefined
   /** How long to wait for another sync's lease before failing with `SyncBusy`. Default: one lease and a second. */
   readonly waitForLease?: Duration.DurationInput | undefined
+  /**
+   * Requests in flight per kind, as in the stream queries; default `defaultConcurrency`, `1` walks
+   * one page at a time.
+   */
+  readonly concurrency?: number | undefined
   /** Called after each committed page. */
   readonly onPage?: ((progress: SyncProgress) => Effect.Effect<void>) | undefined
 }
@@ -120,6 +125,7 @@ const syncKind = (options: SyncOptions, kind: BillKind) =>
     const leaseMillis = Duration.toMillis(options.lease ?? Duration.seconds(30))
     const waitMillis = Duration.toMillis(options.waitForLease ?? Duration.millis(leaseMillis + 1_000))
     const overlapMillis = Duration.toMillis(options.overlap ?? Duration.seconds(60))
+    const concurrency = options.concurrency
     const owner = ownerName(kind, yield* Effect.clockWith((clock) => clock.currentTimeMillis))
 
     // The lease: taken (waiting for another holder up to `waitMillis`), renewed while the walk
@@ -184,16 +190,18 @@ const syncKind = (options: SyncOptions, kind: BillKind) =>
         state.cursor === undefined
           ? undefined
           : yield* Effect.mapError(decodeFunding(state.cursor), (error) => broken(error.message))
-      yield* Stream.runForEach(ahead(api.streamFundingPages(cursor === undefined ? { from } : { cursor })), (page) =>
-        commit(page.bills, page.cursor, encodeFunding(page.cursor), fundingOrder(page))
+      yield* Stream.runForEach(
+        ahead(api.streamFundingPages(cursor === undefined ? { from, concurrency } : { cursor, concurrency })),
+        (page) => commit(page.bills, page.cursor, encodeFunding(page.cursor), fundingOrder(page))
       )
     } else {
       const cursor =
         state.cursor === undefined
           ? undefined
           : yield* Effect.mapError(decodeSpot(state.cursor), (error) => broken(error.message))
-      yield* Stream.runForEach(ahead(api.streamSpotPages(cursor === undefined ? { from } : { cursor })), (page) =>
-        commit(page.bills, page.cursor, encodeSpot(page.cursor), spotOrder(page))
+      yield* Stream.runForEach(
+        ahead(api.streamSpotPages(cursor === undefined ? { from, concurrency } : { cursor, concurrency })),
+        (page) => commit(page.bills, page.cursor, encodeSpot(page.cursor), spotOrder(page))
       )
     }
     const stored = yield* store.count(account, kind)
