@@ -49,7 +49,7 @@ for (const engine of engines) {
               )
             )
             for (const result of results) {
-              if (Either.isLeft(result)) expect(result.left._tag).toBe("SyncBusy")
+              if (Either.isLeft(result)) expect(result.left._tag, result.left.message).toBe("SyncBusy")
             }
             expect(results.some(Either.isRight)).toBe(true)
 

@@ -51,7 +51,11 @@ const rollingBackOnFailedCommit = (transaction: Libsql.Transaction): Libsql.Tran
           try {
             await target.commit()
           } catch (error) {
-            target.close()
+            try {
+              target.close()
+            } catch {
+              // The commit's own failure is the one to report; the connection is not used again.
+            }
             throw error
           }
         }
