@@ -108,7 +108,10 @@ describe("bills sync, several processes at once on one SQLite file", () => {
       const ended = await Promise.all(delays.map((delay) => boundedSync(db, delay)))
       figures.push(`${processes} processes at +${delays.join("/")} ms: exits ${ended.map((e) => e.code).join(",")}`)
       const hung = ended.filter((result) => result.hung)
-      expect(hung.map((result) => result.stderr), `syncs hung (seed ${seed}); their stderr`).toEqual([])
+      expect(
+        hung.map((result) => result.stderr),
+        `syncs hung (seed ${seed}); their stderr`
+      ).toEqual([])
       for (const result of ended) {
         if (result.code === 0) {
           expect(result.stderr).toMatch(/funding: \d+ new bills/)
