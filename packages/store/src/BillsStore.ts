@@ -168,6 +168,9 @@ const text = (raw: Readonly<Record<string, unknown>>, field: string): string | n
   return value === null || value === undefined ? null : typeof value === "string" ? value : JSON.stringify(value)
 }
 
+/** PostgreSQL's advisory lock for migrating the store: one key for this schema, any number. */
+const migrationLockKey = 7_264_105_220
+
 const decodeFundingPage = Schema.decodeUnknown(FundingBillsPage)
 const decodeSpotBills = Schema.decodeUnknown(SpotBills)
 
@@ -182,9 +185,30 @@ export const make = (target: string): Effect.Effect<BillsStoreShape, StoreFailur
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const mapped = mapSqlFailure(target)
+    // Stores opened at once (two syncs started together) migrate one after the other: alone, the
+    // Migrator's creation of its table races on PostgreSQL. One write transaction, with an advisory
+    // lock on PostgreSQL, orders them; there the table is created first, as the Migrator would,
+    // because the Migrator's probe for it fails when it is missing, and a failed statement would
+    // abort the transaction.
     yield* mapped(
-      Effect.catchTag(Migrator.make({})({ loader, table: migrationsTable }), "MigrationError", (error) =>
-        Effect.dieMessage(error.message)
+      sql.withTransaction(
+        Effect.zipRight(
+          sql.onDialectOrElse({
+            pg: () =>
+              Effect.zipRight(
+                sql`SELECT pg_advisory_xact_lock(${migrationLockKey})`,
+                sql`CREATE TABLE IF NOT EXISTS ${sql(migrationsTable)} (
+                  migration_id integer primary key,
+                  created_at timestamp with time zone not null default now(),
+                  name text not null
+                )`
+              ),
+            orElse: () => Effect.void
+          }),
+          Effect.catchTag(Migrator.make({})({ loader, table: migrationsTable }), "MigrationError", (error) =>
+            Effect.dieMessage(error.message)
+          )
+        )
       )
     )
     const [version] = yield* mapped(

@@ -9,53 +9,21 @@ import * as Reactivity from "@effect/experimental/Reactivity"
 import * as LibsqlClient from "@effect/sql-libsql/LibsqlClient"
 import * as PgClient from "@effect/sql-pg/PgClient"
 import * as SqlClient from "@effect/sql/SqlClient"
-import { SqlError } from "@effect/sql/SqlError"
-import * as Libsql from "@libsql/client"
 import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
 import { BillsStore } from "./BillsStore.js"
+import * as SqliteClient from "./internal/sqliteClient.js"
 import { mapSqlFailure } from "./internal/sqlFailure.js"
 import type { StoreError } from "./StoreErrors.js"
 import * as StoreTarget from "./StoreTarget.js"
 
-/**
- * A libsql client whose write transactions wait for another process's lock instead of failing
- * at once. libsql opens a fresh connection for each transaction, where SQLite's busy timeout is
- * not set; setting it just before, on the very connection the transaction takes, makes `BEGIN`
- * wait (a `BEGIN` that fails would also leave @effect/sql-libsql's connection permit taken).
- */
-const patientSqlite = (path: string) =>
-  Effect.acquireRelease(
-    Effect.try({
-      try: () => Libsql.createClient({ url: `file:${path}` }),
-      catch: (cause) => new SqlError({ cause, message: "Failed to open the database" })
-    }),
-    (client) => Effect.sync(() => client.close())
-  ).pipe(
-    Effect.map(
-      (client): Libsql.Client =>
-        new Proxy(client, {
-          get: (target, property) => {
-            if (property === "transaction") {
-              return async (mode?: Libsql.TransactionMode) => {
-                await target.execute("PRAGMA busy_timeout = 10000")
-                return target.transaction(mode)
-              }
-            }
-            const value: unknown = Reflect.get(target, property, target)
-            return typeof value === "function" ? value.bind(target) : value
-          }
-        })
-    )
-  )
-
 const client = (target: StoreTarget.StoreTarget) =>
   target._tag === "Sqlite"
     ? Effect.gen(function* () {
-        const sqlite = yield* LibsqlClient.make({ liveClient: yield* patientSqlite(target.path) })
+        const sqlite = yield* LibsqlClient.make({ liveClient: yield* SqliteClient.make(target.path) })
         // Write-ahead logging lets readers go on while a sync writes; the mode stays with the file.
         yield* sqlite`PRAGMA journal_mode = WAL`
         return sqlite as SqlClient.SqlClient
