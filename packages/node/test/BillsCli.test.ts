@@ -222,4 +222,27 @@ describe("bills export, as a process against the local exchange", () => {
     expect(written).toBeGreaterThan(0)
     expect(written).toBeLessThan(spot.length)
   })
+
+  it("--account all, Ctrl-C: exit 130 and only whole lines, each tagged with its account", async () => {
+    const run = startCli(["export", "--account", "all", "--max-rps", "1"], env())
+    await run.linesAtLeast(1)
+    run.child.kill("SIGINT")
+    const result = await run.result
+    expect(result.code).toBe(130)
+    const both = { funding: await exchangeBills("funding"), spot: await exchangeBills("spot") }
+    const written = expectTaggedNdjsonExport(result.stdout, both, { partial: true })
+    expect(written).toBeGreaterThan(0)
+    expect(written).toBeLessThan(both.funding.length + both.spot.length)
+  })
+
+  it("--account all, a reader that stops early: exit 0, no stack trace", async () => {
+    const run = startCli(["export", "--account", "all", "--max-rps", "1"], env())
+    await run.linesAtLeast(1)
+    run.child.stdout?.destroy()
+    const result = await run.result
+    expect(result.code).toBe(0)
+    expect(result.signal).toBeNull()
+    expect(result.stderr).not.toContain("EPIPE")
+    expect(result.stderr).not.toContain("    at ")
+  })
 })
