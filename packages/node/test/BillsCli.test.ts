@@ -7,7 +7,12 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { FakeExchangeServer, type FakeExchangeServerService } from "../src/FakeExchangeServer.js"
-import { expectCsvExport, expectNdjsonExport } from "./support/exportCheck.js"
+import {
+  expectCsvExport,
+  expectNdjsonExport,
+  expectTaggedCsvExport,
+  expectTaggedNdjsonExport
+} from "./support/exportCheck.js"
 import { runCli, startCli } from "./support/runCli.js"
 
 let server: FakeExchangeServerService
@@ -69,8 +74,79 @@ describe("bills export, as a process against the local exchange", () => {
     })
   }
 
+  it("--account all exports both accounts in one stream, every bill once under its account, field for field", async () => {
+    const before = await requestCount()
+    const result = await runCli(["export", "--account", "all", "--concurrency", "3"], env())
+    expect(result.code).toBe(0)
+    expectTaggedNdjsonExport(result.stdout, {
+      funding: await exchangeBills("funding"),
+      spot: await exchangeBills("spot")
+    })
+    // One summary line per account (stderr is not a terminal), each at 100 %.
+    const lines = result.stderr.trimEnd().split("\n")
+    expect(lines.filter((text) => text.startsWith("funding: 250 bills"))).toHaveLength(1)
+    expect(lines.filter((text) => text.startsWith("spot: 700 bills"))).toHaveLength(1)
+    expect(await requestCount()).toBeGreaterThan(before)
+  })
+
+  it("--account all as CSV: an account column, the spot columns, every cell exact", async () => {
+    const out = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "bills-cli-")), "all.csv")
+    const funding = await exchangeBills("funding")
+    const spot = await exchangeBills("spot")
+    const coin = funding[0]?.coinId ?? 1
+    const result = await runCli(
+      [
+        "export",
+        "--account",
+        "all",
+        "--format",
+        "csv",
+        "--coin-id",
+        String(coin),
+        "--biz-type",
+        "deposit",
+        "--out",
+        out
+      ],
+      env()
+    )
+    expect(result.code).toBe(0)
+    expect(result.stdout).toBe("")
+    const selected = (bills: typeof funding) =>
+      bills.filter((bill) => bill.coinId === coin && bill.bizType === "deposit")
+    expect(selected(funding).length).toBeGreaterThan(0)
+    expect(selected(spot).length).toBeGreaterThan(0)
+    expectTaggedCsvExport(fs.readFileSync(out, "utf8"), { funding: selected(funding), spot: selected(spot) })
+  })
+
+  it("--concurrency reaches the walk: 1 narrows one window request after request, 8 walks parts of it at once", async () => {
+    // Dense enough (60 pages) that the pool cuts the window; the shared exchange is too small for that.
+    const dense = await Effect.runPromise(
+      FakeExchangeServer.make({ generate: { seed: 5, funding: 0, spot: 6_000 } }).pipe(Scope.extend(scope))
+    )
+    const befores = async (concurrency: string) => {
+      const from = (await Effect.runPromise(dense.exchange.requests)).length
+      const result = await runCli(
+        ["export", "--account", "spot", "--concurrency", concurrency],
+        env({ WEEX_BASE_URL: dense.url })
+      )
+      expect(result.code).toBe(0)
+      expectNdjsonExport(result.stdout, await Effect.runPromise(dense.exchange.bills("spot")))
+      const log = (await Effect.runPromise(dense.exchange.requests)).slice(from)
+      return log
+        .filter((request) => request.operation === "spotBills")
+        .map((request) => Number((request.params as { readonly before?: string }).before ?? Number.POSITIVE_INFINITY))
+    }
+    const descending = (values: ReadonlyArray<number>) =>
+      values.every((value, i) => i === 0 || value <= (values[i - 1] ?? 0))
+    // One walk of a newest-first exchange only ever lowers `before`.
+    expect(descending(await befores("1"))).toBe(true)
+    // Several walks start below the first one's edge while it goes on above them.
+    expect(descending(await befores("8"))).toBe(false)
+  }, 60_000)
+
   const badFlags: ReadonlyArray<readonly [string, ReadonlyArray<string>, string]> = [
-    ["an unknown account", ["--account", "margin"], "funding, spot"],
+    ["an unknown account", ["--account", "margin"], "funding, spot, all"],
     ["a bizType of the other account", ["--account", "spot", "--biz-type", "c2c_buy"], "--biz-type"],
     ["from after to", ["--account", "spot", "--from", "2025-02-01", "--to", "2025-01-01"], "--from"],
     ["coin id 0", ["--account", "spot", "--coin-id", "0"], "--coin-id"],
@@ -78,7 +154,10 @@ describe("bills export, as a process against the local exchange", () => {
     ["max-rps 0", ["--account", "spot", "--max-rps", "0"], "--max-rps"],
     ["an unknown format", ["--account", "spot", "--format", "xml"], "ndjson, csv"],
     ["a time that is not one", ["--account", "spot", "--from", "last tuesday"], "--from"],
-    ["a missing account", [], "account"]
+    ["a missing account", [], "account"],
+    ["concurrency 0", ["--account", "spot", "--concurrency", "0"], "--concurrency"],
+    ["concurrency 65", ["--account", "all", "--concurrency", "65"], "--concurrency"],
+    ["a bizType only one account has, with all", ["--account", "all", "--biz-type", "c2c_buy"], "both accounts"]
   ]
   for (const [name, flags, mention] of badFlags) {
     it(`${name}: one line, exit 2, nothing sent`, async () => {
@@ -142,5 +221,28 @@ describe("bills export, as a process against the local exchange", () => {
     const written = expectNdjsonExport(result.stdout, spot, { partial: true })
     expect(written).toBeGreaterThan(0)
     expect(written).toBeLessThan(spot.length)
+  })
+
+  it("--account all, Ctrl-C: exit 130 and only whole lines, each tagged with its account", async () => {
+    const run = startCli(["export", "--account", "all", "--max-rps", "1"], env())
+    await run.linesAtLeast(1)
+    run.child.kill("SIGINT")
+    const result = await run.result
+    expect(result.code).toBe(130)
+    const both = { funding: await exchangeBills("funding"), spot: await exchangeBills("spot") }
+    const written = expectTaggedNdjsonExport(result.stdout, both, { partial: true })
+    expect(written).toBeGreaterThan(0)
+    expect(written).toBeLessThan(both.funding.length + both.spot.length)
+  })
+
+  it("--account all, a reader that stops early: exit 0, no stack trace", async () => {
+    const run = startCli(["export", "--account", "all", "--max-rps", "1"], env())
+    await run.linesAtLeast(1)
+    run.child.stdout?.destroy()
+    const result = await run.result
+    expect(result.code).toBe(0)
+    expect(result.signal).toBeNull()
+    expect(result.stderr).not.toContain("EPIPE")
+    expect(result.stderr).not.toContain("    at ")
   })
 })

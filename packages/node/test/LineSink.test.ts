@@ -145,23 +145,20 @@ describe("export: interrupted between two pages", () => {
         pages += 1
         return pages < 2 ? Effect.succeed(pages) : Effect.zipRight(Deferred.succeed(twoPages, undefined), Effect.never)
       })
+      // One request at a time: this test is about the writer, not the walk (the stack's exchange
+      // keeps its own limit, and read-ahead requests would meet it while the clock stands still).
       const fiber = yield* Effect.fork(
-        exportBills({ account: "spot", format: "ndjson", out }, { live: false, requests })
+        exportBills({ account: "spot", format: "ndjson", out, concurrency: 1 }, { live: false, requests })
       )
       yield* Deferred.await(twoPages)
       yield* Fiber.interrupt(fiber)
       const text = fs.readFileSync(out, "utf8")
       expectNdjsonExport(text, bills, { partial: true })
-      // Whole pages, in order: the file is the start of the same walk taken by hand, at least two
-      // pages long.
+      // Exactly the first two pages of the walk, in order: the same walk again, taken by hand.
       const api = yield* BillsApi
-      const walk = Chunk.toReadonlyArray(yield* Stream.runCollect(api.streamSpotPages()))
-      const written = text.split("\n").length - 1
-      let whole = 0
-      for (const page of walk) if (whole < written) whole += page.bills.length
-      expect(written).toBeGreaterThan(100)
-      expect(whole).toBe(written)
-      const expected = walk.flatMap((page) => page.bills).slice(0, written)
+      const firstTwo = yield* Stream.runCollect(Stream.take(api.streamSpotPages({ concurrency: 1 }), 2))
+      const expected = Chunk.toReadonlyArray(firstTwo).flatMap((page) => page.bills)
+      expect(expected.length).toBeGreaterThan(100)
       expect(text).toBe(expected.map((bill) => `${JSON.stringify(bill.raw)}\n`).join(""))
     }).pipe(
       Effect.provide(

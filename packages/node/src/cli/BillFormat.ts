@@ -23,6 +23,15 @@ export type ExportFormat = "ndjson" | "csv"
  */
 export type Account = "funding" | "spot"
 
+/**
+ * What `bills export --account` takes: one account, or both at once in one stream whose lines
+ * each say which account they belong to.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type ExportAccount = Account | "all"
+
 const columns: Readonly<Record<Account, ReadonlyArray<string>>> = {
   funding: ["billId", "coinId", "coinName", "bizType", "deltaAmount", "afterAmount", "fees", "cTime"],
   spot: [
@@ -51,8 +60,12 @@ const csvField = (value: unknown): string => {
  * @since 0.1.0
  * @category utils
  */
-export const header = (format: ExportFormat, account: Account): string =>
-  format === "csv" ? `${["time", ...columns[account]].join(",")}\n` : ""
+export const header = (format: ExportFormat, account: ExportAccount): string =>
+  format !== "csv"
+    ? ""
+    : account === "all"
+      ? `${["account", "time", ...columns.spot].join(",")}\n`
+      : `${["time", ...columns[account]].join(",")}\n`
 
 /**
  * One bill as one line, newline included. Values come from the raw record, so strings stay
@@ -65,3 +78,17 @@ export const line = (format: ExportFormat, account: Account, bill: FundingBill |
   format === "ndjson"
     ? `${JSON.stringify(bill.raw)}\n`
     : `${[DateTime.formatIso(bill.cTime), ...columns[account].map((column) => bill.raw[column])].map(csvField).join(",")}\n`
+
+/**
+ * One bill of an export of both accounts, newline included: in NDJSON the raw record with an
+ * `account` field in front; in CSV an `account` column, then the spot columns (funding bills
+ * have no fills: those cells stay empty).
+ *
+ * @since 0.1.0
+ * @category utils
+ */
+export const taggedLine = (format: ExportFormat, account: Account, bill: FundingBill | SpotBill): string =>
+  format === "ndjson"
+    ? // Assigned last as well, so a record carrying its own `account` field cannot mislabel the line.
+      `${JSON.stringify(Object.assign({ account }, bill.raw, { account }))}\n`
+    : `${[account, DateTime.formatIso(bill.cTime), ...columns.spot.map((column) => bill.raw[column])].map(csvField).join(",")}\n`

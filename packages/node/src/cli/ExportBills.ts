@@ -11,14 +11,16 @@ import {
   InvalidParams,
   isFundingBizType,
   isSpotBizType,
+  maxPageSize,
   type SpotBill
 } from "@account-bills/core"
 import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
-import { type Account, type ExportFormat, header, line } from "./BillFormat.js"
+import { type Account, type ExportAccount, type ExportFormat, header, line, taggedLine } from "./BillFormat.js"
 import { type CoinSummary, makeCoinTally } from "./CoinSummary.js"
 import * as LineSink from "./LineSink.js"
 import { makeProgress, type ProgressCounts } from "./Progress.js"
+import { fundingShare, spotShare } from "./ProgressEstimate.js"
 
 /**
  * What to export, already validated.
@@ -27,7 +29,8 @@ import { makeProgress, type ProgressCounts } from "./Progress.js"
  * @category models
  */
 export interface ExportRequest {
-  readonly account: Account
+  /** `all`: both accounts at once, each line tagged with its account (see BillFormat.ts). */
+  readonly account: ExportAccount
   readonly format: ExportFormat
   readonly from?: number
   readonly to?: number
@@ -35,68 +38,164 @@ export interface ExportRequest {
   readonly bizType?: string
   /** A file path; standard output when absent. */
   readonly out?: string
+  /** Requests each account's walk may have in flight; the library's default when absent. */
+  readonly concurrency?: number
 }
 
 /**
- * What an export did.
+ * What the export of one account did.
  *
  * @since 0.1.0
  * @category models
  */
-export interface ExportSummary extends ProgressCounts {
+export interface AccountSummary extends ProgressCounts {
   readonly account: Account
   readonly coins: ReadonlyArray<CoinSummary>
 }
 
 /**
- * Runs one export. `requests` reads how many HTTP requests have been sent so far.
+ * What an export did: the sums, and each account on its own.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface ExportSummary extends ProgressCounts {
+  readonly account: ExportAccount
+  readonly accounts: ReadonlyArray<AccountSummary>
+}
+
+/** One page of either walk, with how far its walk has come. */
+interface Step {
+  readonly account: Account
+  readonly bills: ReadonlyArray<FundingBill | SpotBill>
+  /** Requests the walk has completed (its cursor's count). */
+  readonly requests: number
+  readonly share: number
+}
+
+interface Counts {
+  bills: number
+  pages: number
+  requests: number
+  readonly tally: ReturnType<typeof makeCoinTally>
+}
+
+/**
+ * Runs one export. `requests` reads how many HTTP requests have been sent so far, for an
+ * account (a function) or for the one account exported (an effect); without a count per
+ * account, an export of both shows each walk's own count.
  *
  * @since 0.1.0
  * @category utils
  */
 export const exportBills = (
   request: ExportRequest,
-  options: { readonly live: boolean; readonly requests: Effect.Effect<number> }
+  options: {
+    readonly live: boolean
+    readonly requests: Effect.Effect<number> | ((account: Account) => Effect.Effect<number>)
+  }
 ): Effect.Effect<ExportSummary, BillsError | LineSink.OutputError | LineSink.OutputClosed, BillsApi> =>
   Effect.gen(function* () {
     const api = yield* BillsApi
-    const sink = yield* LineSink.open(request.out)
-    const progress = yield* makeProgress(request.account, options.live)
-    const tally = makeCoinTally()
+    const accounts: ReadonlyArray<Account> = request.account === "all" ? ["funding", "spot"] : [request.account]
     const query = {
       ...(request.from === undefined ? {} : { from: request.from }),
       ...(request.to === undefined ? {} : { to: request.to }),
-      ...(request.coinId === undefined ? {} : { coinId: request.coinId })
+      ...(request.coinId === undefined ? {} : { coinId: request.coinId }),
+      ...(request.concurrency === undefined ? {} : { concurrency: request.concurrency })
     }
     const bizType = request.bizType
-    const filterError = (rule: string) =>
-      new InvalidParams({
-        operation: request.account === "funding" ? "fundingBills" : "spotBills",
-        field: "bizType",
-        rule
-      })
-    let pages: Stream.Stream<{ readonly bills: ReadonlyArray<FundingBill | SpotBill> }, BillsError>
-    if (request.account === "funding") {
-      if (bizType !== undefined && !isFundingBizType(bizType))
-        return yield* filterError(`${bizType} is not a funding bizType`)
-      pages = api.streamFundingPages({ ...query, ...(bizType === undefined ? {} : { bizType }) })
-    } else {
+    const filterError = (account: Account, rule: string) =>
+      new InvalidParams({ operation: account === "funding" ? "fundingBills" : "spotBills", field: "bizType", rule })
+    const steps = (account: Account): Effect.Effect<Stream.Stream<Step, BillsError>, InvalidParams> => {
+      if (account === "funding") {
+        if (bizType !== undefined && !isFundingBizType(bizType))
+          return filterError(account, `${bizType} is not a funding bizType`)
+        return Effect.succeed(
+          Stream.map(
+            api.streamFundingPages({ ...query, ...(bizType === undefined ? {} : { bizType }) }),
+            (page): Step => ({
+              account,
+              bills: page.bills,
+              requests: page.requests,
+              share: fundingShare({
+                pageIndex: page.pageIndex,
+                total: page.total,
+                pageSize: maxPageSize,
+                done: page.cursor.done
+              })
+            })
+          )
+        )
+      }
       if (bizType !== undefined && !isSpotBizType(bizType))
-        return yield* filterError(`${bizType} is not a spot bizType`)
-      pages = api.streamSpotPages({ ...query, ...(bizType === undefined ? {} : { bizType }) })
+        return filterError(account, `${bizType} is not a spot bizType`)
+      return Effect.succeed(
+        Stream.map(
+          api.streamSpotPages({ ...query, ...(bizType === undefined ? {} : { bizType }) }),
+          (page): Step => ({ account, bills: page.bills, requests: page.requests, share: spotShare(page.cursor) })
+        )
+      )
     }
-    let bills = 0
-    let pageCount = 0
-    yield* sink.write(header(request.format, request.account))
-    yield* Stream.runForEach(pages, (page) =>
-      Effect.gen(function* () {
-        yield* sink.write(page.bills.map((bill) => line(request.format, request.account, bill)).join(""))
-        bills += page.bills.length
-        pageCount += 1
-        tally.add(page.bills)
-        yield* progress.update({ bills, pages: pageCount, requests: yield* options.requests })
-      })
+    const walks = yield* Effect.forEach(accounts, steps)
+    const sink = yield* LineSink.open(request.out)
+    const progress = yield* makeProgress(accounts, options.live)
+    const requestsOf = (step: { readonly account: Account; readonly requests: number }) =>
+      typeof options.requests === "function"
+        ? options.requests(step.account)
+        : accounts.length === 1
+          ? options.requests
+          : Effect.succeed(step.requests)
+    const tagged = request.account === "all"
+    const state = new Map<Account, Counts>(
+      accounts.map((account) => [account, { bills: 0, pages: 0, requests: 0, tally: makeCoinTally() }])
     )
-    const counts = yield* progress.finish({ bills, pages: pageCount, requests: yield* options.requests })
-    return { ...counts, account: request.account, coins: tally.summary() }
+    const countsOf = (account: Account) => state.get(account) as Counts
+    const summaries: Array<AccountSummary> = []
+    const finish = (account: Account) =>
+      Effect.gen(function* () {
+        const counts = countsOf(account)
+        const requests = yield* requestsOf({ account, requests: counts.requests })
+        const done = yield* progress.finish(account, { bills: counts.bills, pages: counts.pages, requests })
+        summaries.push({ ...done, account, coins: counts.tally.summary() })
+      })
+    // Each walk ends with a mark, so an account's summary line comes when that account is done.
+    const [first, second] = walks.map((walk, i) =>
+      Stream.concat(walk, Stream.succeed({ account: accounts[i] as Account, end: true } as const))
+    )
+    // Two walks under separate limits run side by side; each page is written whole, so lines
+    // never interleave. One walk is consumed directly: nothing is read ahead of the writer.
+    const merged =
+      second === undefined
+        ? (first as NonNullable<typeof first>)
+        : Stream.merge(first as NonNullable<typeof first>, second)
+    yield* sink.write(header(request.format, request.account))
+    yield* Stream.runForEach(merged, (step) =>
+      "end" in step
+        ? finish(step.account)
+        : Effect.gen(function* () {
+            yield* sink.write(
+              step.bills
+                .map((bill) =>
+                  tagged ? taggedLine(request.format, step.account, bill) : line(request.format, step.account, bill)
+                )
+                .join("")
+            )
+            const counts = countsOf(step.account)
+            counts.bills += step.bills.length
+            counts.pages += 1
+            counts.tally.add(step.bills)
+            counts.requests = yield* requestsOf(step)
+            yield* progress.update(step.account, { ...counts, share: step.share })
+          })
+    )
+    summaries.sort((a, b) => accounts.indexOf(a.account) - accounts.indexOf(b.account))
+    return {
+      account: request.account,
+      bills: summaries.reduce((sum, s) => sum + s.bills, 0),
+      pages: summaries.reduce((sum, s) => sum + s.pages, 0),
+      requests: summaries.reduce((sum, s) => sum + s.requests, 0),
+      elapsedMillis: Math.max(...summaries.map((s) => s.elapsedMillis)),
+      accounts: summaries
+    }
   }).pipe(Effect.scoped)

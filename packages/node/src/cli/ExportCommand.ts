@@ -11,7 +11,9 @@ import { dbFlag } from "./StoreFlag.js"
 import { windowFlags } from "./WindowFlags.js"
 
 const flags = {
-  account: Options.choice("account", ["funding", "spot"]).pipe(Options.withDescription("which account's bills")),
+  account: Options.choice("account", ["funding", "spot", "all"]).pipe(
+    Options.withDescription("which account's bills; all: both at once, each line tagged with its account")
+  ),
   ...windowFlags,
   bizType: Options.text("biz-type").pipe(Options.withDescription("only this business type"), Options.optional),
   format: Options.choice("format", ["ndjson", "csv"]).pipe(Options.withDefault("ndjson" as const)),
@@ -19,6 +21,10 @@ const flags = {
   maxRps: Options.integer("max-rps").pipe(
     Options.withDescription("requests per second per operation"),
     Options.withDefault(10)
+  ),
+  concurrency: Options.integer("concurrency").pipe(
+    Options.withDescription("requests in flight per account (default 8; 1: one after the other)"),
+    Options.optional
   ),
   db: dbFlag
 }
@@ -34,4 +40,4 @@ export const exportCommand = Command.make("export", flags, (parsed) =>
     Effect.promise(() => import("./ExportRun.js")),
     (run) => run.runExport(parsed)
   )
-).pipe(Command.withDescription("export one account's bills as NDJSON or CSV"))
+).pipe(Command.withDescription("export an account's bills, or both accounts', as NDJSON or CSV"))

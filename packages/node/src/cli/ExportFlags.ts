@@ -6,7 +6,7 @@
 import { fundingBizTypes, spotBizTypes } from "@account-bills/core"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import type { Account, ExportFormat } from "./BillFormat.js"
+import type { ExportAccount, ExportFormat } from "./BillFormat.js"
 import type { ExportRequest } from "./ExportBills.js"
 import { UsageError } from "./UsageError.js"
 import { validateWindow, type WindowFlags } from "./WindowFlags.js"
@@ -18,14 +18,25 @@ import { validateWindow, type WindowFlags } from "./WindowFlags.js"
  * @category models
  */
 export interface ExportFlags extends WindowFlags {
-  readonly account: Account
+  readonly account: ExportAccount
   readonly format: ExportFormat
   readonly bizType: Option.Option<string>
   readonly out: Option.Option<string>
   readonly maxRps: number
+  /** Requests each account's walk may have in flight; the library's default when absent. */
+  readonly concurrency: Option.Option<number>
   /** Read from this store instead of the exchange. */
   readonly db: Option.Option<string>
 }
+
+/**
+ * The most requests a walk may have in flight, as the streams accept it: far more than the
+ * rate limit can use at any distance (see `defaultConcurrency`).
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const maxConcurrency = 64
 
 /**
  * Checks the flags together; the first problem is reported in one line.
@@ -38,10 +49,29 @@ export const validateExportFlags = (
 ): Effect.Effect<{ readonly request: ExportRequest; readonly maxRps: number }, UsageError> =>
   Effect.gen(function* () {
     const window = yield* validateWindow(flags)
-    const allowed: ReadonlyArray<string> = flags.account === "funding" ? fundingBizTypes : spotBizTypes
+    // With both accounts, a filter must mean the same on both, or one half would be refused.
+    const allowed: ReadonlyArray<string> =
+      flags.account === "funding"
+        ? fundingBizTypes
+        : flags.account === "spot"
+          ? spotBizTypes
+          : fundingBizTypes.filter((bizType) => (spotBizTypes as ReadonlyArray<string>).includes(bizType))
     if (Option.isSome(flags.bizType) && !allowed.includes(flags.bizType.value)) {
+      const kind = flags.account === "all" ? "bizType of both accounts" : `${flags.account} bizType`
       return yield* new UsageError({
-        reason: `--biz-type ${flags.bizType.value} is not a ${flags.account} bizType; use one of ${allowed.join(", ")}`
+        reason: `--biz-type ${flags.bizType.value} is not a ${kind}; use one of ${allowed.join(", ")}`
+      })
+    }
+    if (
+      Option.isSome(flags.concurrency) &&
+      !(
+        Number.isInteger(flags.concurrency.value) &&
+        flags.concurrency.value >= 1 &&
+        flags.concurrency.value <= maxConcurrency
+      )
+    ) {
+      return yield* new UsageError({
+        reason: `--concurrency must be a whole number from 1 (one request at a time) to ${maxConcurrency}, got ${flags.concurrency.value}`
       })
     }
     if (!Number.isInteger(flags.maxRps) || flags.maxRps < 1) {
@@ -52,7 +82,8 @@ export const validateExportFlags = (
       format: flags.format,
       ...window,
       ...Option.match(flags.bizType, { onNone: () => ({}), onSome: (bizType) => ({ bizType }) }),
-      ...Option.match(flags.out, { onNone: () => ({}), onSome: (out) => ({ out }) })
+      ...Option.match(flags.out, { onNone: () => ({}), onSome: (out) => ({ out }) }),
+      ...Option.match(flags.concurrency, { onNone: () => ({}), onSome: (concurrency) => ({ concurrency }) })
     }
     return { request, maxRps: flags.maxRps }
   })

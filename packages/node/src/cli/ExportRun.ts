@@ -12,25 +12,38 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
 import { NodeBillsApi } from "../NodeBillsApi.js"
+import type { Account } from "./BillFormat.js"
 import { exportBills } from "./ExportBills.js"
 import { type ExportFlags, validateExportFlags } from "./ExportFlags.js"
 
+/** The ends of the two operations' paths (DESIGN section 1): the rest of a URL is the base's. */
+const fundingPath = "/account/fundingBills"
+const spotPath = "/account/bills"
+
 /**
- * HttpClient over undici that counts the requests it sends, for the progress line.
+ * HttpClient over undici that counts the requests it sends, in all and per account, for the
+ * progress lines.
  *
  * @since 0.1.0
  * @category layers
  */
-export const countingUndici = Effect.map(Ref.make(0), (count) => ({
-  requests: Ref.get(count),
-  layer: Layer.effect(
-    HttpClient.HttpClient,
-    Effect.map(
+export const countingUndici = Effect.map(
+  Effect.all([Ref.make(0), Ref.make(0), Ref.make(0)]),
+  ([funding, spot, other]) => ({
+    requests: Effect.map(Effect.all([Ref.get(funding), Ref.get(spot), Ref.get(other)]), ([a, b, c]) => a + b + c),
+    requestsOf: (account: Account) => Ref.get(account === "funding" ? funding : spot),
+    layer: Layer.effect(
       HttpClient.HttpClient,
-      HttpClient.tapRequest(() => Ref.update(count, (n) => n + 1))
-    )
-  ).pipe(Layer.provide(NodeHttpClient.layerUndici))
-}))
+      Effect.map(
+        HttpClient.HttpClient,
+        HttpClient.tapRequest((request) => {
+          const path = new URL(request.url, "http://relative").pathname
+          return Ref.update(path.endsWith(fundingPath) ? funding : path.endsWith(spotPath) ? spot : other, (n) => n + 1)
+        })
+      )
+    ).pipe(Layer.provide(NodeHttpClient.layerUndici))
+  })
+)
 
 /**
  * Runs `bills export` with the parsed flags: from the exchange over undici, or with `--db` from a
@@ -44,10 +57,10 @@ export const runExport = (parsed: ExportFlags) =>
     const { request, maxRps } = yield* validateExportFlags(parsed)
     if (Option.isSome(parsed.db)) {
       const { fromStore } = yield* Effect.promise(() => import("./FromStore.js"))
-      return yield* fromStore(parsed.db.value)(exportBills(request, { live: false, requests: Effect.succeed(0) }))
+      return yield* fromStore(parsed.db.value)(exportBills(request, { live: false, requests: () => Effect.succeed(0) }))
     }
     const http = yield* countingUndici
-    yield* exportBills(request, { live: process.stderr.isTTY === true, requests: http.requests }).pipe(
+    yield* exportBills(request, { live: process.stderr.isTTY === true, requests: http.requestsOf }).pipe(
       Effect.provide(NodeBillsApi.layerConfig({ rateLimit: { limit: maxRps }, httpClient: http.layer }))
     )
   })

@@ -112,3 +112,77 @@ export const expectNdjsonExport = (
   if (options.partial !== true) expect(seen.size).toBe(expected.length)
   return seen.size
 }
+
+/** What an export of both accounts must hold: the exchange's records of each. */
+export interface BothAccounts {
+  readonly funding: ReadonlyArray<WireBill>
+  readonly spot: ReadonlyArray<WireBill>
+}
+
+/**
+ * `text` is an NDJSON export of both accounts (in any order, interleaved): each line the
+ * record's exact JSON with `"account":"<account>",` written in front, each bill once, under
+ * the account that holds it. Ids are compared per account, as the two accounts number theirs
+ * apart. With `partial`, of some of them (an interrupted export); returns how many lines.
+ */
+export const expectTaggedNdjsonExport = (
+  text: string,
+  expected: BothAccounts,
+  options: { readonly partial?: boolean } = {}
+): number => {
+  expect(text.endsWith("\n")).toBe(true)
+  const seen = { funding: new Set<string>(), spot: new Set<string>() }
+  const byId = {
+    funding: new Map(expected.funding.map((bill) => [bill.billId, bill])),
+    spot: new Map(expected.spot.map((bill) => [bill.billId, bill]))
+  }
+  for (const line of text.slice(0, -1).split("\n")) {
+    const parsed = JSON.parse(line) as { readonly account: unknown; readonly billId: string }
+    if (parsed.account !== "funding" && parsed.account !== "spot") expect.fail(`line without an account: ${line}`)
+    const account = parsed.account
+    const bill = byId[account].get(parsed.billId)
+    if (bill === undefined) expect.fail(`${account} line for bill ${parsed.billId}, which that account does not hold`)
+    if (seen[account].has(parsed.billId)) expect.fail(`${account} bill ${parsed.billId} is written twice`)
+    seen[account].add(parsed.billId)
+    // By text, not by the writer's code: the tag, then every character of the record as sent.
+    expect(line).toBe(`{"account":"${account}",${JSON.stringify(bill).slice(1)}`)
+  }
+  if (options.partial !== true) {
+    expect(seen.funding.size).toBe(expected.funding.length)
+    expect(seen.spot.size).toBe(expected.spot.length)
+  }
+  return seen.funding.size + seen.spot.size
+}
+
+/**
+ * `text` is a CSV export of both accounts: an `account` column, `time`, then the spot
+ * columns (a funding record's missing fills as empty cells), every cell equal to the raw
+ * record, each bill once under its account.
+ */
+export const expectTaggedCsvExport = (text: string, expected: BothAccounts): void => {
+  const [head, ...rows] = parseCsv(text)
+  expect(head).toEqual(["account", "time", ...spot])
+  const seen = { funding: new Set<string>(), spot: new Set<string>() }
+  const byId = {
+    funding: new Map(expected.funding.map((bill) => [bill.billId, bill])),
+    spot: new Map(expected.spot.map((bill) => [bill.billId, bill]))
+  }
+  for (const row of rows) {
+    expect(row).toHaveLength(spot.length + 2)
+    const account = row[0]
+    if (account !== "funding" && account !== "spot") expect.fail(`row without an account: ${row.join(",")}`)
+    const billId = row[2] as string
+    const bill = byId[account].get(billId)
+    if (bill === undefined) expect.fail(`${account} row for bill ${billId}, which that account does not hold`)
+    if (seen[account].has(billId)) expect.fail(`${account} bill ${billId} is written twice`)
+    seen[account].add(billId)
+    const raw = bill as unknown as Record<string, unknown>
+    expect(row).toEqual([
+      account,
+      new Date(Number(bill.cTime)).toISOString(),
+      ...spot.map((column) => cell(raw[column]))
+    ])
+  }
+  expect(seen.funding.size).toBe(expected.funding.length)
+  expect(seen.spot.size).toBe(expected.spot.length)
+}
