@@ -17,11 +17,12 @@
  * the last page of a segment is rarely full.
  *
  * When not to cut: a walk exists to keep requests in flight while others wait for answers. Once
- * requests queue somewhere shared (the rate limiter: fetches take much longer than the fastest
- * one seen), another walk only adds the request its last page costs, so no cut is made while
- * the last fetches took, on average, more than twice the fastest. Close to the exchange one walk keeps the limiter
- * busy on its own; far from it, fetches take about a round trip until enough walks run.
- * Each completed fetch that did not wait allows one cut, so the walks grow one at a time.
+ * requests queue somewhere shared (the rate limiter: fetches take much longer than the fastest one
+ * seen), another walk only adds the request its last page costs, so no cut is made while the last
+ * fetches took, on average, more than three times the fastest. Close to the exchange one walk
+ * keeps the limiter busy on its own; far from it, fetches take about a round trip until enough
+ * walks run. Each completed fetch that did not wait allows one cut, so the walks grow one at a
+ * time.
  *
  * Memory: at most `concurrency` segments hold pages, each at most `bufferPages` pages, so the
  * reorder buffer holds at most `concurrency × bufferPages × limit` bills.
@@ -69,9 +70,10 @@ const recentFetches = 10
 
 /**
  * How much longer than the fastest fetch a fetch may take and still count as not having waited:
- * twice the round trip, and a few milliseconds of scheduling noise.
+ * three round trips (room for the walks a far exchange needs while the limiter's first answers
+ * still hold slots for a window plus a round trip), and a few milliseconds of scheduling noise.
  */
-const waitedMillis = (fastest: number): number => 2 * fastest + 20
+const waitedMillis = (fastest: number): number => 3 * fastest + 20
 
 /**
  * One page of the pooled walk, with the state of a single walk over everything after it.
@@ -136,7 +138,9 @@ const cut = (
   limit: number
 ): { readonly keep: SpotWalkState; readonly rest: SpotWalkState } | undefined => {
   const span = Math.max(1, Math.ceil((pages * limit) / density))
-  if (state.hi - state.lo + 1 <= span + (span >> 1)) return undefined
+  // Not `span >> 1`: a sparse history gives spans beyond 2^31 ms (25 days), where the 32-bit shift
+  // turns negative and would let a cut reach past the window's start.
+  if (state.hi - state.lo + 1 <= span + Math.floor(span / 2)) return undefined
   if (state.order === "newest-first") {
     const s = state.hi - span + 1
     return { keep: { ...state, lo: s }, rest: fresh(state, state.lo, s - 1) }
@@ -203,7 +207,7 @@ export const spotPool = (
         if (recent.length > recentFetches) recent.shift()
         // The mean, not the largest: a sliding window hands its permits out in clusters, so even
         // a pool below the limit has the odd fetch that waits. By Little's law the mean is the
-        // walks in flight over the rate they reach: twice the fastest means twice the walks needed.
+        // walks in flight over the rate they reach: three times the fastest, three times the walks needed.
         const mean = recent.reduce((sum, m) => sum + m, 0) / recent.length
         if (mean <= waitedMillis(fastest)) widenings = Math.min(widenings + 1, concurrency)
         else widenings = 0
@@ -242,8 +246,10 @@ export const spotPool = (
         if (pending === undefined) return Effect.void
         const segment = pending
         return Effect.gen(function* () {
-          yield* cutOff(segment)
+          // Claimed before the cut, which yields: another fiber scheduling meanwhile must not
+          // start the same segment a second time.
           segment.status = "walking"
+          yield* cutOff(segment)
           yield* Effect.forkIn(walkSegment(segment), scope)
           yield* schedule
         })
