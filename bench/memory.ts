@@ -1,12 +1,13 @@
 /**
  * A client process on its own: walks the first `count` bills of the data set from the local
  * exchange at `url` through `Stream.runDrain` (ours) or the raw baseline, and prints one JSON
- * line: bills, requests, time, and this process's peak RSS. The exchange runs in another
+ * line: bills, requests, time, and this process's peak RSS. Ours walks with the default
+ * concurrency (8), so the pool of walks and its reorder buffer are measured too. The exchange runs in another
  * process (bench/server.ts), so the figures are the client's alone.
  *
  *   node --import tsx bench/memory.ts <url> <count> [ours|raw]
  */
-import { BillsApi } from "@account-bills/core"
+import { BillsApi, defaultConcurrency } from "@account-bills/core"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Stream from "effect/Stream"
@@ -33,7 +34,8 @@ const drainOurs = async (): Promise<number> => {
     Effect.flatMap(BillsApi, (api) =>
       Stream.runDrain(
         // Counted per chunk, so the count adds nothing per bill.
-        Stream.mapChunks(api.streamSpotBills(windowOf(count)), (chunk) => {
+        // Concurrency on, as a user gets it: the reorder buffer is part of what must stay flat.
+        Stream.mapChunks(api.streamSpotBills({ ...windowOf(count), concurrency: defaultConcurrency }), (chunk) => {
           bills += chunk.length
           return chunk
         })

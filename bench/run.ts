@@ -1,5 +1,5 @@
 /**
- * `pnpm bench [--quick]`: the figures of the client, each comparison measured side by side in
+ * `pnpm bench [--quick] [--only <section>]`: the figures of the client, each comparison measured side by side in
  * one run. Prints a table and writes bench/results.json.
  *
  * Processes: the unlimited local exchange runs in a child (bench/server.ts) so that the
@@ -16,7 +16,7 @@ import { availableParallelism, tmpdir } from "node:os"
 import { join } from "node:path"
 import { createInterface } from "node:readline"
 import { fileURLToPath } from "node:url"
-import { BillsApi, FundingBillsPage, SpotBills } from "@account-bills/core"
+import { BillsApi, defaultConcurrency, FundingBillsPage, SpotBills } from "@account-bills/core"
 import { envelope, LazyBillBook } from "@account-bills/core/testing"
 import { FakeExchangeServer } from "@account-bills/node"
 import * as Effect from "effect/Effect"
@@ -41,6 +41,10 @@ import { measureStartup } from "./startup.js"
 import { syncBench } from "./sync.js"
 
 const quick = process.argv.includes("--quick")
+/** `--only <name>` runs one section: throughput, decoding, saturation, memory, far, startup or store. */
+const onlyAt = process.argv.indexOf("--only")
+const only = onlyAt >= 0 ? process.argv[onlyAt + 1] : undefined
+const wanted = (name: string) => only === undefined || only === name
 const here = (file: string) => fileURLToPath(new URL(file, import.meta.url))
 
 const plan = quick
@@ -182,7 +186,9 @@ const throughput = async (url: string) => {
   const section = "1 throughput"
   row(section, "ours, bills/s", fmt(o.billsPerSecond))
   row(section, "raw undici + JSON.parse, bills/s", fmt(r.billsPerSecond))
-  row(section, "ratio ours/raw", fmt(ratio, 2), ">= 0.80", ratio >= 0.8)
+  // No goal (issue 13): the exchange's limit, 1,000 bills/s per account kind, sets the pace a user
+  // sees, far below what the client runs at; the client's CPU per bill is kept as a figure below.
+  row(section, "ratio ours/raw", fmt(ratio, 2))
   row(section, "raw, awaited in an Effect fiber, bills/s", fmt(f.billsPerSecond))
   row(section, "ratio fiber/raw (the Effect runtime's share)", fmt(f.billsPerSecond / r.billsPerSecond, 2))
   row(section, "platform HttpClient + JSON.parse, bills/s", fmt(p.billsPerSecond))
@@ -325,15 +331,31 @@ const scaling = async (url: string) => {
   rmSync(child, { force: true })
   const peak = Math.max(largest.peakRssMB, largest.maxRssMB)
   const smallPeak = Math.max(small.peakRssMB, small.maxRssMB)
+  const previous = runs[runs.length - 2] as ChildResult
+  const previousPeak = Math.max(previous.peakRssMB, previous.maxRssMB)
+  const growth = peak / previousPeak
   results.scaling = runs.map((r) => ({ ...r, microsPerBill: (r.millis * 1000) / r.count }))
   results.memory = {
     count: largest.count,
     peakRssMB: peak,
+    previousCount: previous.count,
+    previousPeakRssMB: previousPeak,
+    growth,
     peakHeapMB: largest.peakHeapMB,
     billsPerSecond: largest.count / (largest.millis / 1000),
     smallYoungGeneration: { nodeFlags: smallYoungGeneration, peakRssMB: smallPeak, millis: small.millis }
   }
-  row("4 memory", `${fmt(largest.count)} bills, client peak RSS MB`, fmt(peak, 1), "<= 150", peak <= 150)
+  // Flatness, not an absolute figure (issue 13): V8's young generation sets the absolute RSS, and
+  // what must not happen is memory growing with the length of the history.
+  row("4 memory", `${fmt(largest.count)} bills, client peak RSS MB`, fmt(peak, 1))
+  row("4 memory", `${fmt(previous.count)} bills, client peak RSS MB`, fmt(previousPeak, 1))
+  row(
+    "4 memory",
+    `peak RSS at ${fmt(largest.count)} / at ${fmt(previous.count)} (concurrency ${defaultConcurrency})`,
+    fmt(growth, 2),
+    "<= 1.15",
+    growth <= 1.15
+  )
   row("4 memory", "client runtime alone (0 bills), RSS MB", fmt(results.memoryBaselineRssMB as number, 1))
   row("4 memory", `${fmt(largest.count)} bills, peak JS heap used MB`, fmt(largest.peakHeapMB, 1))
   row("4 memory", `${fmt(largest.count)} bills, bills/s`, fmt(largest.count / (largest.millis / 1000)))
@@ -470,32 +492,49 @@ const storeSync = async () => {
 const main = async () => {
   const started = performance.now()
   console.error(`bench (${quick ? "quick" : "full"}): ${availableParallelism()} cores, node ${process.version}`)
-  const server = await startServer()
+  const server = wanted("throughput") || wanted("memory") ? await startServer() : undefined
   try {
-    console.error("1. loopback throughput ...")
-    await throughput(server.url)
-    console.error("2. decoding ...")
-    decoding()
-    console.error("3. rate-limit saturation (real time) ...")
-    await saturation()
-    console.error("4/5. memory and scaling (child processes) ...")
-    await scaling(server.url)
-    console.error("6. far exchange (real time) ...")
-    await far()
-    console.error("7. command-line start-up (child processes) ...")
-    await startup()
-    console.error("8. store sync ...")
-    await storeSync()
+    if (server !== undefined && wanted("throughput")) {
+      console.error("1. loopback throughput ...")
+      await throughput(server.url)
+    }
+    if (wanted("decoding")) {
+      console.error("2. decoding ...")
+      decoding()
+    }
+    if (wanted("saturation")) {
+      console.error("3. rate-limit saturation (real time) ...")
+      await saturation()
+    }
+    if (server !== undefined && wanted("memory")) {
+      console.error("4/5. memory and scaling (child processes) ...")
+      await scaling(server.url)
+    }
+    if (wanted("far")) {
+      console.error("6. far exchange (real time) ...")
+      await far()
+    }
+    if (wanted("startup")) {
+      console.error("7. command-line start-up (child processes) ...")
+      await startup()
+    }
+    if (wanted("store")) {
+      console.error("8. store sync ...")
+      await storeSync()
+    }
   } catch (error) {
     failures.push(String(error))
   } finally {
-    server.stop()
+    server?.stop()
   }
   results.failures = failures
   results.seconds = (performance.now() - started) / 1000
-  writeFileSync(here("./results.json"), `${JSON.stringify(results, null, 2)}\n`)
+  // One section alone does not replace the figures of a whole run.
+  if (only === undefined) writeFileSync(here("./results.json"), `${JSON.stringify(results, null, 2)}\n`)
   printTable()
-  console.log(`\n${fmt((performance.now() - started) / 1000, 1)} s; results in bench/results.json`)
+  console.log(
+    `\n${fmt((performance.now() - started) / 1000, 1)} s${only === undefined ? "; results in bench/results.json" : ""}`
+  )
   if (failures.length > 0) {
     console.error(`\nFAILED:\n${failures.map((f) => `  ${f}`).join("\n")}`)
     process.exit(1)

@@ -16,6 +16,14 @@
  * bills than measured cuts again; a sparser one ends early. Each cut costs about one request:
  * the last page of a segment is rarely full.
  *
+ * When not to cut: a walk exists to keep requests in flight while others wait for answers. Once
+ * requests queue somewhere shared (the rate limiter: fetches take much longer than the fastest one
+ * seen), another walk only adds the request its last page costs, so no cut is made while the last
+ * fetches took, on average, more than three times the fastest. Close to the exchange one walk
+ * keeps the limiter busy on its own; far from it, fetches take about a round trip until enough
+ * walks run. Each completed fetch that did not wait allows one cut, so the walks grow one at a
+ * time.
+ *
  * Memory: at most `concurrency` segments hold pages, each at most `bufferPages` pages, so the
  * reorder buffer holds at most `concurrency × bufferPages × limit` bills.
  *
@@ -24,6 +32,7 @@
  * range (the rest of this segment and all later ones) plus the ids emitted at its edge
  * millisecond: the cursor of a single walk.
  */
+import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
@@ -55,6 +64,16 @@ export const defaultPiecePages = 8
 
 /** Room for a segment's pages plus those a denser stretch than measured adds. */
 export const defaultBufferPages = 10
+
+/** Fetches whose durations tell whether requests queue: a window's worth at the exchanges' limit. */
+const recentFetches = 10
+
+/**
+ * How much longer than the fastest fetch a fetch may take and still count as not having waited:
+ * three round trips (room for the walks a far exchange needs while the limiter's first answers
+ * still hold slots for a window plus a round trip), and a few milliseconds of scheduling noise.
+ */
+const waitedMillis = (fastest: number): number => 3 * fastest + 20
 
 /**
  * One page of the pooled walk, with the state of a single walk over everything after it.
@@ -119,7 +138,9 @@ const cut = (
   limit: number
 ): { readonly keep: SpotWalkState; readonly rest: SpotWalkState } | undefined => {
   const span = Math.max(1, Math.ceil((pages * limit) / density))
-  if (state.hi - state.lo + 1 <= span + (span >> 1)) return undefined
+  // Not `span >> 1`: a sparse history gives spans beyond 2^31 ms (25 days), where the 32-bit shift
+  // turns negative and would let a cut reach past the window's start.
+  if (state.hi - state.lo + 1 <= span + Math.floor(span / 2)) return undefined
   if (state.order === "newest-first") {
     const s = state.hi - span + 1
     return { keep: { ...state, lo: s }, rest: fresh(state, state.lo, s - 1) }
@@ -174,6 +195,24 @@ export const spotPool = (
 
       let head: Segment | undefined = yield* newSegment(start, density)
 
+      // How long the last fetches took, and the fastest seen: a fetch much slower than the
+      // fastest waited for something shared, which another walk cannot speed up.
+      let fastest = Number.POSITIVE_INFINITY
+      const recent: Array<number> = []
+      // Cuts allowed: one at the start (the first page did not wait), one per fetch that did not.
+      let widenings = 1
+      const recordFetch = (millis: number) => {
+        fastest = Math.min(fastest, millis)
+        recent.push(millis)
+        if (recent.length > recentFetches) recent.shift()
+        // The mean, not the largest: a sliding window hands its permits out in clusters, so even
+        // a pool below the limit has the odd fetch that waits. By Little's law the mean is the
+        // walks in flight over the rate they reach: three times the fastest, three times the walks needed.
+        const mean = recent.reduce((sum, m) => sum + m, 0) / recent.length
+        if (mean <= waitedMillis(fastest)) widenings = Math.min(widenings + 1, concurrency)
+        else widenings = 0
+      }
+
       const holding = (): number => {
         let n = 0
         for (let s = head; s !== undefined; s = s.next) if (s.status !== "pending") n++
@@ -187,9 +226,10 @@ export const spotPool = (
       /** Hands the rest of `segment` beyond `piecePages` pages on to a pending segment. */
       const cutOff = (segment: Segment) =>
         Effect.gen(function* () {
-          if (segment.density === undefined) return
+          if (segment.density === undefined || widenings === 0) return
           const parts = cut(segment.state, segment.density, piecePages, limit)
           if (parts === undefined) return
+          widenings--
           const rest = yield* newSegment(parts.rest, segment.density)
           segment.state = parts.keep
           rest.next = segment.next
@@ -206,8 +246,10 @@ export const spotPool = (
         if (pending === undefined) return Effect.void
         const segment = pending
         return Effect.gen(function* () {
-          yield* cutOff(segment)
+          // Claimed before the cut, which yields: another fiber scheduling meanwhile must not
+          // start the same segment a second time.
           segment.status = "walking"
+          yield* cutOff(segment)
           yield* Effect.forkIn(walkSegment(segment), scope)
           yield* schedule
         })
@@ -218,7 +260,9 @@ export const spotPool = (
           for (let first = true; ; first = false) {
             const before = segment.state
             const request = spotRequest(before)
+            const sent = yield* Clock.currentTimeMillis
             const fetched = yield* Effect.either(fetch(request))
+            recordFetch((yield* Clock.currentTimeMillis) - sent)
             const step = Either.flatMap(fetched, (received) =>
               Either.map(spotStep(before, request, received, limit), (s) => ({ ...s, received: received.length }))
             )

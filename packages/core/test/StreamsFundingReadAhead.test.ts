@@ -1,0 +1,90 @@
+/**
+ * The funding walk's read-ahead (concurrency on): pages are fetched before the page ahead of
+ * them has been stepped through, so a bill booked in between can leave a page fetched ahead
+ * older than the page before it. Such a page must be fetched again, not trusted, and not make
+ * the walk fail.
+ */
+import { describe, expect, it } from "@effect/vitest"
+import * as HttpClient from "@effect/platform/HttpClient"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Layer from "effect/Layer"
+import * as Redacted from "effect/Redacted"
+import * as TestClock from "effect/TestClock"
+import { BillsApi, BillsConfig, BillsRateLimiter, Signer } from "../src/index.js"
+import { FakeExchange, type FundingWireBill } from "../src/testing/index.js"
+import { fundingBills, lateFundingBill } from "./support/billScenarios.js"
+import { runOnTestClock } from "./support/fakeStack.js"
+import { collect, expectExactly } from "./support/streamCheck.js"
+
+const orders = ["newest-first", "oldest-first"] as const
+
+const bills = fundingBills({ seed: 13, count: 1000, maxGroup: 3, maxGap: 5 })
+
+/**
+ * The fake exchange behind an HttpClient that holds the first request for page 2 back for
+ * 100 ms and books `late` just before passing it on: pages 3 and beyond, fetched ahead at the
+ * same time, are answered at once and so come from before the booking, page 2 from after it.
+ */
+const delayedPageTwo = (late: FundingWireBill) =>
+  Layer.effect(
+    HttpClient.HttpClient,
+    Effect.gen(function* () {
+      const exchange = yield* FakeExchange
+      const inner = FakeExchange.httpClient(exchange)
+      let held = false
+      return HttpClient.make((request) =>
+        Effect.gen(function* () {
+          const body = request.body._tag === "Uint8Array" ? new TextDecoder().decode(request.body.body) : ""
+          if (!held && body.includes('"pageIndex":2,')) {
+            held = true
+            yield* Effect.sleep(100)
+            yield* exchange.append("funding", [late])
+          }
+          return yield* inner.execute(request)
+        })
+      )
+    })
+  )
+
+const stack = (order: (typeof orders)[number], late: FundingWireBill) =>
+  BillsApi.layer.pipe(
+    Layer.provideMerge(delayedPageTwo(late)),
+    Layer.provideMerge(FakeExchange.layerExchange({ bills: { funding: bills }, order, rateLimit: false })),
+    Layer.provide(
+      Signer.layer({
+        apiKey: Redacted.make(FakeExchange.defaultCredentials.apiKey),
+        secret: Redacted.make(FakeExchange.defaultCredentials.secret),
+        passphrase: Redacted.make(FakeExchange.defaultCredentials.passphrase)
+      })
+    ),
+    Layer.provide(BillsRateLimiter.layerUnlimited),
+    Layer.provide(Layer.orDie(BillsConfig.layer({ baseUrl: "https://fake-exchange.test" })))
+  )
+
+describe("funding read-ahead", () => {
+  for (const order of orders) {
+    it.effect(`a page fetched ahead that no longer fits the page before is fetched again (${order})`, () => {
+      // Booked among the bills of page 1, which the walk has read: every later bill moves one
+      // place down, so the pages fetched before the booking start one bill too early.
+      const inPageOne = order === "newest-first" ? bills[bills.length - 50] : bills[50]
+      const late = lateFundingBill(1, Number(inPageOne?.cTime))
+      return Effect.gen(function* () {
+        yield* TestClock.setTime(Number(bills[bills.length - 1]?.cTime) + 1)
+        const api = yield* BillsApi
+        const exit = yield* runOnTestClock(collect(api.streamFundingBills({ concurrency: 8 })), 10)
+        const result = Exit.isSuccess(exit) ? exit.value : undefined
+        expect(result !== undefined && Exit.isSuccess(result.exit)).toBe(true)
+        // Every bill of the window as it stood, once; the late one at most once.
+        expectExactly(result?.bills ?? [], bills, [late])
+        // The pages fetched ahead before the booking were fetched again after it.
+        const exchange = yield* FakeExchange
+        const pageIndices = (yield* exchange.requests)
+          .filter((entry) => entry.operation === "fundingBills")
+          .map((entry) => (entry.params as { readonly pageIndex: number }).pageIndex)
+        expect(pageIndices.filter((index) => index === 3)).toHaveLength(2)
+        expect(pageIndices.filter((index) => index === 2)).toHaveLength(1)
+      }).pipe(Effect.provide(stack(order, late)))
+    })
+  }
+})
