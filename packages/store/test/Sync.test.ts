@@ -3,7 +3,6 @@ import { BillsApiTest, FakeExchange } from "@account-bills/core/testing"
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
-import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
 import * as Stream from "effect/Stream"
@@ -14,6 +13,7 @@ import * as StoreBillsApi from "../src/StoreBillsApi.js"
 import * as StoreLayer from "../src/StoreLayer.js"
 import * as Sync from "../src/Sync.js"
 import { engines } from "./support/engines.js"
+import { runOnTestClock } from "./support/runOnTestClock.js"
 
 // The generated history spans 2025-01-01 and the following 90 days; "now" is after it.
 const now = Date.UTC(2025, 4, 1)
@@ -48,20 +48,6 @@ const held = Effect.gen(function* () {
   const spot = (yield* fake.bills("spot")).map((bill) => JSON.stringify(bill))
   return { funding, spot }
 })
-
-/**
- * Runs `effect` while moving the TestClock, a step per turn of the event loop so that the
- * database's I/O goes on in between, until it is done.
- */
-const runOnTestClock = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
-  Effect.gen(function* () {
-    const fiber = yield* Effect.fork(effect)
-    while ((yield* Fiber.poll(fiber))._tag === "None") {
-      yield* TestClock.adjust("100 millis")
-      yield* Effect.promise(() => new Promise<void>((resolve) => setImmediate(resolve)))
-    }
-    return yield* Fiber.join(fiber)
-  })
 
 const sorted = (lines: ReadonlyArray<string>) => [...lines].sort()
 

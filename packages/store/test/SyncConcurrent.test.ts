@@ -8,7 +8,6 @@ import { BillsApiTest, FakeExchange } from "@account-bills/core/testing"
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
-import * as Fiber from "effect/Fiber"
 import * as Redacted from "effect/Redacted"
 import * as TestClock from "effect/TestClock"
 import { BillsStore } from "../src/BillsStore.js"
@@ -16,20 +15,10 @@ import * as StoreAccount from "../src/StoreAccount.js"
 import * as StoreLayer from "../src/StoreLayer.js"
 import * as Sync from "../src/Sync.js"
 import { engines } from "./support/engines.js"
+import { runOnTestClock } from "./support/runOnTestClock.js"
 
 const now = Date.UTC(2025, 4, 1)
 const account = StoreAccount.make(Redacted.make(FakeExchange.defaultCredentials.apiKey), "main")
-
-/** Moves the TestClock a step per turn of the event loop, so the engines' I/O goes on in between. */
-const runOnTestClock = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
-  Effect.gen(function* () {
-    const fiber = yield* Effect.fork(effect)
-    while ((yield* Fiber.poll(fiber))._tag === "None") {
-      yield* TestClock.adjust("100 millis")
-      yield* Effect.promise(() => new Promise<void>((resolve) => setImmediate(resolve)))
-    }
-    return yield* Fiber.join(fiber)
-  })
 
 for (const engine of engines) {
   describe(`syncs at once on ${engine.name}`, () => {
