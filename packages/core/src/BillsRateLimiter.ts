@@ -151,6 +151,9 @@ Deferred.unsafeDone(
 const slidingWindow = (limit: number, spacing: number) => {
   const slots: Array<Slot> = []
   const rule = PermitRule.make()
+  // Completed when the rule starts trusting stamps: permits waiting under the rule that waits for
+  // answers may then go sooner.
+  const trusted = Deferred.unsafeMake<void>(FiberId.none)
   return <A, E, R>(
     request: Effect.Effect<A, E, R>,
     observe?: (outcome: Exit.Exit<unknown, unknown>) => PermitOutcome
@@ -165,13 +168,23 @@ const slidingWindow = (limit: number, spacing: number) => {
         }
         slots.push(mine)
         if (slots.length > limit) slots.shift()
+        const clockNow = Effect.clockWith((clock) => Effect.succeed(monotonicMillis(clock)))
         const wait = Effect.gen(function* () {
           yield* Deferred.await(previous.granted)
-          const earliest = rule.latestArrival(yield* Deferred.await(dependency.settled)) + spacing
-          const now = yield* Effect.clockWith((clock) => Effect.succeed(monotonicMillis(clock)))
-          if (earliest > now) yield* Effect.sleep(Duration.millis(Math.ceil(earliest - now)))
+          const settled = yield* Deferred.await(dependency.settled)
+          const untilEarliest = Effect.gen(function* () {
+            const earliest = rule.latestArrival(settled) + spacing
+            const now = yield* clockNow
+            if (earliest > now) yield* Effect.sleep(Duration.millis(Math.ceil(earliest - now)))
+          })
+          if (rule.trusted() || settled.serverTime === undefined) return yield* untilEarliest
+          // Placed by its answer; should the stamps become trusted meanwhile, placed again by its stamp.
+          const slept = yield* Effect.raceFirst(
+            Effect.as(untilEarliest, true),
+            Effect.as(Deferred.await(trusted), false)
+          )
+          if (!slept) yield* untilEarliest
         })
-        const clockNow = Effect.clockWith((clock) => Effect.succeed(monotonicMillis(clock)))
         const run = Effect.gen(function* () {
           const granted = yield* clockNow
           yield* Deferred.succeed(mine.granted, granted)
@@ -180,6 +193,7 @@ const slidingWindow = (limit: number, spacing: number) => {
           const outcome = observe?.(exit)
           const settled: PermitRule.Settled = { granted, finished, serverTime: outcome?.serverTime }
           rule.record(settled, outcome?.rateLimited === true)
+          if (rule.trusted()) yield* Deferred.succeed(trusted, undefined)
           yield* Deferred.succeed(mine.settled, settled)
           return yield* exit
         })

@@ -279,3 +279,67 @@ describe("BillsRateLimiter far from the exchange (the server's requestTime place
     )
   }
 })
+
+describe("BillsRateLimiter: when the server's stamps start to place arrivals", () => {
+  // A request to a server whose clock runs 5 s ahead: `up` ms on the way there (where the server
+  // stamps and counts it), 75 ms back. Every arrival is logged by the server's clock.
+  const serverAhead = 5_000
+  const makeServer = () => {
+    const arrivals: Array<number> = []
+    const request = (up: number) =>
+      Effect.gen(function* () {
+        yield* Effect.sleep(Duration.millis(up))
+        const stamp = (yield* now) + serverAhead
+        arrivals.push(stamp)
+        yield* Effect.sleep(Duration.millis(75))
+        return stamp
+      })
+    return { arrivals, request }
+  }
+  const observe = (exit: Exit.Exit<unknown, unknown>) => ({
+    serverTime: Exit.isSuccess(exit) && typeof exit.value === "number" ? exit.value : undefined,
+    rateLimited: false
+  })
+
+  it.effect("a burst of first requests that all paid a connection set-up does not pass for the fastest way there", () =>
+    Effect.gen(function* () {
+      const limiter = yield* BillsRateLimiter.make()
+      const server = makeServer()
+      // Ten callers at once, each opening a connection (300 ms more on the way there), then
+      // reusing it. Were the stamps trusted after ten answers, all of them from cold requests,
+      // the first warm request would reach the server 300 ms early.
+      const caller = Effect.forEach([375, 75, 75, 75], (up) => limiter.withPermit("spotBills", observe)(server.request(up)), {
+        discard: true
+      })
+      const fiber = yield* Effect.fork(Effect.all(Array.from({ length: 10 }, () => caller), { concurrency: "unbounded" }))
+      yield* TestClock.adjust(Duration.seconds(10))
+      yield* Fiber.join(fiber)
+      expect(server.arrivals).toHaveLength(40)
+      expect(busiestWindow(server.arrivals, 1000)).toBe(10)
+    })
+  )
+
+  it.effect("permits waiting for answers are placed again by the stamps as soon as these are trusted", () =>
+    Effect.gen(function* () {
+      const limiter = yield* BillsRateLimiter.make()
+      const server = makeServer()
+      const take = () => limiter.withPermit("spotBills", observe)(server.request(75))
+      // As the walks do: a first request alone, then nine at once once it has answered, then more.
+      const fiber = yield* Effect.fork(
+        Effect.zipRight(
+          take(),
+          Effect.forEach(Array.from({ length: 11 }), take, { concurrency: "unbounded", discard: true })
+        )
+      )
+      yield* TestClock.adjust(Duration.seconds(5))
+      yield* Fiber.join(fiber)
+      // The tenth request waited on the first one's slot from its answer (150 ms): by that rule it
+      // would go at 150 + 1,025. Trusted 150 ms later, the stamps place the first one's arrival at
+      // 75 ms, the moment its way there is known to take 75 ms: the tenth goes a window and a
+      // margin after it was sent, and reaches the server exactly 1,025 ms after the first.
+      expect(server.arrivals[10] !== undefined && server.arrivals[0] !== undefined).toBe(true)
+      expect((server.arrivals[10] as number) - (server.arrivals[0] as number)).toBe(1025)
+      expect(busiestWindow(server.arrivals, 1000)).toBe(10)
+    })
+  )
+})

@@ -27,8 +27,12 @@
  * costs about `J / 2` per slot; a steady route costs nothing. The latest arrival
  * is never placed after `f_q`: with stamps the rule is never slower than without.
  *
- * The stamps are trusted only once 20 answers have been seen; until then the rule is the one
- * that needs no assumption.
+ * The stamps are trusted once 10 answers have been seen, one of them to a request granted after
+ * an earlier answer had been read; until then the rule is the one that needs no assumption. A
+ * request sent while another's connection stood idle can reuse it, so the answers seen then
+ * include one that took no connection set-up (TCP, TLS), and `dMin` is not the set-up's: a burst
+ * of first requests that all opened connections would otherwise pass for the fastest way there.
+ * Both walks send their first request alone, so the first window's answers suffice.
  *
  * Should the assumption fail anyway (a route that suddenly gets much shorter), a 429 shows it:
  * from the first request refused for the rate limit on, stamps are ignored and the window goes
@@ -49,32 +53,45 @@ export interface PermitRule {
   readonly latestArrival: (settled: Settled) => number
   /** Learns from a finished request. */
   readonly record: (settled: Settled, rateLimited: boolean) => void
+  /** Whether stamps place arrivals now: a permit waiting under the other rule may go sooner. */
+  readonly trusted: () => boolean
 }
 
 /** Stamps kept to measure how much the way to the server varies. */
 const recentStamps = 20
+
+/** Answers seen before the stamps are trusted. */
+const trustAfter = 10
 
 /** A rule that has seen nothing yet. */
 export const make = (): PermitRule => {
   let minE = Number.POSITIVE_INFINITY
   const recent: Array<number> = []
   let refused = false
+  let stamped = 0
+  // The earliest answer read, and whether a request granted after it has been answered.
+  let firstFinished = Number.POSITIVE_INFINITY
+  let reused = false
   /** How much the way to the server varied lately: a drop of that size is not ruled out. */
   const spread = () => (recent.length === 0 ? 0 : Math.max(...recent) - Math.min(...recent))
+  const trusted = () => !refused && reused && stamped >= trustAfter
   return {
-    // Until `recentStamps` answers have been seen, the fastest way is not known: a cold first
-    // request (connection set-up) would otherwise pass for the fastest.
     latestArrival: (settled) =>
-      settled.serverTime === undefined || refused || recent.length < recentStamps
+      settled.serverTime === undefined || !trusted()
         ? settled.finished
         : Math.min(settled.finished, settled.serverTime - minE + spread()),
     record: (settled, rateLimited) => {
       if (rateLimited) refused = true
-      if (settled.serverTime === undefined) return
-      const e = settled.serverTime - settled.granted
-      minE = Math.min(minE, e)
-      recent.push(e)
-      if (recent.length > recentStamps) recent.shift()
-    }
+      if (settled.serverTime !== undefined) {
+        const e = settled.serverTime - settled.granted
+        minE = Math.min(minE, e)
+        recent.push(e)
+        if (recent.length > recentStamps) recent.shift()
+        stamped++
+        if (settled.granted >= firstFinished) reused = true
+      }
+      firstFinished = Math.min(firstFinished, settled.finished)
+    },
+    trusted
   }
 }
