@@ -141,7 +141,9 @@ Deferred.unsafeDone(
 
 /**
  * One window. Permit `p` waits for the request of permit `q = p - limit` to settle, then for
- * `spacing` after the latest instant `q` can have reached the server ({@link PermitRule}).
+ * `spacing` after the latest instant `q` can have reached the server ({@link PermitRule}). A
+ * permit placed by `q`'s answer while the stamps were not yet trusted is placed again by `q`'s
+ * stamp once they are.
  *
  * A taker books its slot synchronously on arrival and waits for the one before it to be
  * granted, so takers are served in arrival order. A taker interrupted before its grant hands

@@ -96,12 +96,14 @@ export interface SpotBillsQuery {
 }
 
 /**
- * Requests a stream has in flight at once unless its query says otherwise.
+ * Requests a stream has in flight at once unless its query says otherwise. Nine: the first
+ * request goes alone (laziness), so nine more fill the exchange's window of 10 a round trip
+ * after it, wherever the exchange is; the reorder buffer then holds at most 17,000 spot bills.
  *
  * @since 0.1.0
  * @category constants
  */
-export const defaultConcurrency = 8
+export const defaultConcurrency = 9
 
 const Concurrency = Schema.Int.pipe(Schema.greaterThanOrEqualTo(1), Schema.lessThanOrEqualTo(64))
 

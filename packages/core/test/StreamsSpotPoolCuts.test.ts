@@ -16,10 +16,12 @@ import { spotBills } from "./support/billScenarios.js"
 import { fakeStack, runOnTestClock } from "./support/fakeStack.js"
 import { expectExactly } from "./support/streamCheck.js"
 
-const bills = spotBills({ seed: 23, count: 20_000, maxGroup: 3, maxGap: 4 })
+const dense = spotBills({ seed: 23, count: 20_000, maxGroup: 3, maxGap: 4 })
+// About 90 days of bills: the walk, which has no start, cuts pieces into the years before them.
+const sparse = spotBills({ seed: 29, count: 10_000, maxGroup: 3, maxGap: 1_550_000 })
 
 /** A full export with the default concurrency, `latency` ms away; its pages and the exchange's counters. */
-const exportAt = (latency: number) =>
+const exportAt = (latency: number, bills = dense) =>
   Effect.gen(function* () {
     yield* TestClock.setTime(Number(bills[bills.length - 1]?.cTime) + 1)
     const api = yield* BillsApi
@@ -30,10 +32,12 @@ const exportAt = (latency: number) =>
       pages.flatMap((page) => page.bills),
       bills
     )
-    const stats = (yield* (yield* FakeExchange).stats).spotBills
+    const exchange = yield* FakeExchange
+    const stats = (yield* exchange.stats).spotBills
     expect(stats.rateLimited).toBe(0)
+    const arrivals = (yield* exchange.requests).map((request) => request.arrivalMillis)
     // Each segment ends with a page that is not full; a single walk has one such page.
-    return { segments: pages.filter((page) => page.received < 100).length, requests: stats.requests }
+    return { segments: pages.filter((page) => page.received < 100).length, requests: stats.requests, arrivals }
   }).pipe(
     Effect.provide(
       fakeStack({
@@ -62,4 +66,27 @@ describe("the spot pool cuts only where another walk adds requests in flight", (
       expect(segments).toBeGreaterThanOrEqual(4)
     })
   )
+
+  for (const [latency, history, name] of [
+    [150, dense, "dense"],
+    [300, dense, "dense"],
+    [300, sparse, "sparse"]
+  ] as const) {
+    it.effect(`${latency} ms away, ${name} bills: the limiter never waits long for the walks`, () =>
+      Effect.gen(function* () {
+        const { arrivals } = yield* exportAt(latency, history)
+        // Slot by slot, request p + 10 follows request p by the window and the limiter's margin
+        // (1,025 ms) when a walk stands ready; any more is time the pool left the limit unused:
+        // walks cut at the same time that end together, or the last pieces walked one at a time.
+        const late = arrivals.slice(10).map((at, p) => at - (arrivals[p] as number) - 1025)
+        console.log(`${latency} ms: ${arrivals.length} requests, slots late by more than 2 ms: ${late.flatMap((l, p) => (l > 2 ? [`${p + 10}:${l}`] : [])).join(" ")}`)
+        // Under the TestClock the limiter's own rounding makes a slot 1 or 2 ms late. Beyond that,
+        // a slot may find every walk waiting for an answer once in a while (permits come in
+        // clusters), but never for longer than that answer takes.
+        const waited = late.filter((l) => l > 2)
+        expect(Math.max(0, ...waited)).toBeLessThanOrEqual(latency + 2)
+        expect(waited.length).toBeLessThanOrEqual(5)
+      })
+    )
+  }
 })

@@ -9,23 +9,27 @@
  *
  * Where to cut: bills are spread very unevenly in time, so equal slices would leave most walks
  * with nothing. A walk whose page came back full has just measured the density at its edge; when
- * capacity would otherwise sit idle (fewer than `concurrency` segments hold or fetch pages, and
- * none waits to start), it keeps about `piecePages` pages' worth of time beyond its edge and
+ * more walks are wanted, it keeps about `piecePages` pages' worth of time beyond its edge and
  * hands the rest on as a segment that waits to start. A segment that starts is carved the same
  * way, by the density its neighbour measured at their common boundary. A walk that meets denser
  * bills than measured cuts again; a sparser one ends early. Each cut costs about one request:
- * the last page of a segment is rarely full.
+ * the last page of a segment is rarely full. Near the end of the window no segment is left long
+ * enough to keep `piecePages`, and the short ones are halved instead.
  *
- * When not to cut: a walk exists to keep requests in flight while others wait for answers. Once
- * requests queue somewhere shared (the rate limiter: fetches take much longer than the fastest one
- * seen), another walk only adds the request its last page costs, so no cut is made while the last
- * fetches took, on average, more than three times the fastest. Close to the exchange one walk
- * keeps the limiter busy on its own; far from it, fetches take about a round trip until enough
- * walks run. Each completed fetch that did not wait allows one cut, so the walks grow one at a
- * time.
+ * How many walks: a walk exists to keep a request in flight while others wait for answers. By
+ * Little's law the requests in flight are the rate times the time per request, so the pool
+ * wants twice the rate it reached over the last second times the fastest fetch seen (about a
+ * round trip: a fetch that did not wait at the limiter). Below the limit, every walk added
+ * raises the rate, and the walks double about once a round trip; at the limit the rate stops
+ * growing, and so do the walks. Close to the exchange the product is well below one, and one walk
+ * keeps the limiter busy alone; far from it, a walk that is about to end (its unread part holds
+ * about a page) is replaced before it ends, since the rate it helped reach stays.
  *
- * Memory: at most `concurrency` segments hold pages, each at most `bufferPages` pages, so the
- * reorder buffer holds at most `concurrency × bufferPages × limit` bills.
+ * Memory: at most `concurrency` walks fetch at once, and besides the head (whose pages go out as
+ * the consumer pulls them) at most `concurrency` segments hold bills or fetch pages, each at most
+ * `bufferPages` pages in its queue and one more its walk waits to hand over: the reorder buffer
+ * holds at most `(concurrency + 1) × (bufferPages + 1) × limit` bills. A segment read to its end whose pages hold no bills (cut into the years before the
+ * history) takes no room.
  *
  * The order and resumption contract carry over: pages come out in order, so when a page of a
  * segment is emitted, everything after it in the output is still unread, and that is one time
@@ -57,23 +61,24 @@ export interface SpotPoolOptions {
 }
 
 /**
- * Pages a segment keeps, and may read ahead: enough that a segment rarely waits for the one
- * before it, few enough that a cut (about one extra request) is paid once per eight pages.
+ * Pages of time a segment keeps when it cuts: as many as its buffer holds, so that a segment
+ * walked beside the ones before it can read its whole piece without waiting for them. Each cut
+ * costs about one request; on 10,000 bills 150 ms away, pieces of 10 pages made 112 requests and
+ * took 11.5 s, pieces of 16 made 109 and took 10.9 s, and pieces of 20 no fewer at 300 ms.
  */
-export const defaultPiecePages = 8
+export const defaultPiecePages = 16
 
-/** Room for a segment's pages plus those a denser stretch than measured adds. */
-export const defaultBufferPages = 10
+/** Pages a segment's queue holds ahead of the consumer: its whole piece. */
+export const defaultBufferPages = 16
 
-/** Fetches whose durations tell whether requests queue: a window's worth at the exchanges' limit. */
-const recentFetches = 10
+/** The span over which the pool measures the rate it reaches: the exchanges' window. */
+const rateHorizonMillis = 1000
 
 /**
- * How much longer than the fastest fetch a fetch may take and still count as not having waited:
- * three round trips (room for the walks a far exchange needs while the limiter's first answers
- * still hold slots for a window plus a round trip), and a few milliseconds of scheduling noise.
+ * Walks kept per walk Little's law asks for: room for the limiter handing its permits out in
+ * clusters (a window's pattern repeats in the next), so that a cluster finds walks ready.
  */
-const waitedMillis = (fastest: number): number => 3 * fastest + 20
+const headroom = 2
 
 /**
  * One page of the pooled walk, with the state of a single walk over everything after it.
@@ -96,6 +101,8 @@ interface Segment {
   status: "pending" | "walking" | "done"
   /** Bills per millisecond at the segment's unread edge, as last measured. */
   density: number | undefined
+  /** Bills in pages fetched and not yet emitted. */
+  held: number
   next: Segment | undefined
   readonly queue: Queue.Queue<Item>
 }
@@ -173,7 +180,14 @@ export const spotPool = (
       const newSegment = (state: SpotWalkState, segmentDensity: number | undefined) =>
         Effect.map(
           Queue.bounded<Item>(bufferPages),
-          (queue): Segment => ({ state, status: "pending", density: segmentDensity, next: undefined, queue })
+          (queue): Segment => ({
+            state,
+            status: "pending",
+            density: segmentDensity,
+            held: 0,
+            next: undefined,
+            queue
+          })
         )
 
       /** The rest of the whole window after a page that left `state` to its segment's walk. */
@@ -195,41 +209,84 @@ export const spotPool = (
 
       let head: Segment | undefined = yield* newSegment(start, density)
 
-      // How long the last fetches took, and the fastest seen: a fetch much slower than the
-      // fastest waited for something shared, which another walk cannot speed up.
+      // Walks wanted, by Little's law: requests in flight = rate × time per request. The rate is
+      // what the pool reached over the last second, the time per request the fastest fetch seen
+      // (one that did not wait at the limiter: about a round trip). Below the limit the rate grows
+      // with every walk added, so the walks grow about threefold a round trip; at the limit it
+      // stops growing, and so do the walks. Close to the exchange the product is tiny and one walk
+      // does; far from it, walks that end are replaced at once, since the rate stays.
+      const started = yield* Clock.currentTimeMillis
       let fastest = Number.POSITIVE_INFINITY
-      const recent: Array<number> = []
-      // Cuts allowed: one at the start (the first page did not wait), one per fetch that did not.
-      let widenings = 1
-      const recordFetch = (millis: number) => {
+      const completions: Array<number> = []
+      const wanted = (now: number): number => {
+        while (completions.length > 0 && (completions[0] as number) <= now - rateHorizonMillis) completions.shift()
+        // Before any answer: one cut, as the first page did not wait.
+        if (completions.length === 0) return 3
+        const rate = completions.length / Math.max(1, Math.min(rateHorizonMillis, now - started))
+        return Math.min(concurrency, Math.max(1, Math.ceil(headroom * rate * Math.max(1, fastest))))
+      }
+      const recordFetch = (now: number, millis: number) => {
         fastest = Math.min(fastest, millis)
-        recent.push(millis)
-        if (recent.length > recentFetches) recent.shift()
-        // The mean, not the largest: a sliding window hands its permits out in clusters, so even
-        // a pool below the limit has the odd fetch that waits. By Little's law the mean is the
-        // walks in flight over the rate they reach: three times the fastest, three times the walks needed.
-        const mean = recent.reduce((sum, m) => sum + m, 0) / recent.length
-        if (mean <= waitedMillis(fastest)) widenings = Math.min(widenings + 1, concurrency)
-        else widenings = 0
+        completions.push(now)
       }
 
+      // Walks that will still be walking after their next page: one whose unread part holds about
+      // a page at its density ends with that page, and is replaced now rather than after it ended,
+      // so that walks cut at the same time, which end at the same time, do not leave the pool
+      // short for the round trips it takes to cut new ones.
+      const walking = (): number => {
+        let n = 0
+        for (let s = head; s !== undefined; s = s.next) {
+          if (s.status === "walking" && (s.density === undefined || (s.state.hi - s.state.lo + 1) * s.density > limit)) n++
+        }
+        return n
+      }
+
+      // Segments after the head that hold bills or may fetch more: what waits for the head to be
+      // emitted. The head's own pages go out as the consumer pulls them; and a segment read to its
+      // end whose pages hold no bills (cut into the years before the history) takes no room.
       const holding = (): number => {
         let n = 0
-        for (let s = head; s !== undefined; s = s.next) if (s.status !== "pending") n++
+        for (let s = head?.next; s !== undefined; s = s.next) if (s.status === "walking" || s.held > 0) n++
         return n
+      }
+      /** Whether another walk may start: at most `concurrency` requests in flight, and the buffer's bound. */
+      const room = (): boolean => {
+        let walks = 0
+        for (let s = head; s !== undefined; s = s.next) if (s.status === "walking") walks++
+        return walks < concurrency && holding() < concurrency
       }
       const anyPending = (): boolean => {
         for (let s = head; s !== undefined; s = s.next) if (s.status === "pending") return true
         return false
       }
 
+      /**
+       * Whether a segment besides `except`, not yet read to its end, is known to be long enough to
+       * cut `piecePages` off. One whose density is unknown (after a gap in the history) is not: it
+       * cuts itself once it has measured.
+       */
+      const anyLong = (except: Segment): boolean => {
+        for (let s = head; s !== undefined; s = s.next) {
+          if (s === except || s.status === "done" || s.density === undefined) continue
+          if (cut(s.state, s.density, piecePages, limit) !== undefined) return true
+        }
+        return false
+      }
+
       /** Hands the rest of `segment` beyond `piecePages` pages on to a pending segment. */
       const cutOff = (segment: Segment) =>
         Effect.gen(function* () {
-          if (segment.density === undefined || widenings === 0) return
-          const parts = cut(segment.state, segment.density, piecePages, limit)
+          if (segment.density === undefined || walking() >= wanted(yield* Clock.currentTimeMillis)) return
+          // Once no segment is long enough to keep `piecePages` (the end of the window is near), a
+          // short one is halved instead: its pages would otherwise be walked one round trip at a time.
+          const pagesLeft = ((segment.state.hi - segment.state.lo + 1) * segment.density) / limit
+          const parts =
+            cut(segment.state, segment.density, piecePages, limit) ??
+            (pagesLeft >= 2 && !anyLong(segment)
+              ? cut(segment.state, segment.density, Math.floor(pagesLeft / 2), limit)
+              : undefined)
           if (parts === undefined) return
-          widenings--
           const rest = yield* newSegment(parts.rest, segment.density)
           segment.state = parts.keep
           rest.next = segment.next
@@ -240,7 +297,7 @@ export const spotPool = (
 
       /** Starts pending segments, first in output order, while fewer than `concurrency` hold pages. */
       const schedule: Effect.Effect<void> = Effect.suspend(() => {
-        if (holding() >= concurrency) return Effect.void
+        if (!room()) return Effect.void
         let pending = head
         while (pending !== undefined && pending.status !== "pending") pending = pending.next
         if (pending === undefined) return Effect.void
@@ -262,7 +319,8 @@ export const spotPool = (
             const request = spotRequest(before)
             const sent = yield* Clock.currentTimeMillis
             const fetched = yield* Effect.either(fetch(request))
-            recordFetch((yield* Clock.currentTimeMillis) - sent)
+            const now = yield* Clock.currentTimeMillis
+            recordFetch(now, now - sent)
             const step = Either.flatMap(fetched, (received) =>
               Either.map(spotStep(before, request, received, limit), (s) => ({ ...s, received: received.length }))
             )
@@ -278,7 +336,7 @@ export const spotPool = (
               const measured = received === limit ? densityOf(before, next, received) : undefined
               if (measured !== undefined) segment.density = measured
               // Capacity would sit idle: hand the far part of this window on.
-              if (holding() < concurrency && !anyPending()) {
+              if (room() && !anyPending()) {
                 yield* cutOff(segment)
                 yield* schedule
               }
@@ -293,6 +351,7 @@ export const spotPool = (
               }
             }
             const rest = next === undefined ? restAfterSegment(segment.state) : restAfterPage(segment.state)
+            segment.held += bills.length
             yield* Queue.offer(segment.queue, {
               _tag: "Page",
               page: { bills, received, rest },
@@ -307,6 +366,7 @@ export const spotPool = (
         if (current === undefined) return Effect.fail(Option.none())
         return Effect.flatMap(Queue.take(current.queue), (item) => {
           if (item._tag === "Failed") return Effect.fail(Option.some(item.error))
+          current.held -= item.page.bills.length
           if (item.last) {
             head = current.next
             return Effect.as(schedule, { ...item.page, requests })

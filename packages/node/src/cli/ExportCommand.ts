@@ -23,7 +23,7 @@ const flags = {
     Options.withDefault(10)
   ),
   concurrency: Options.integer("concurrency").pipe(
-    Options.withDescription("requests in flight per account (default 8; 1: one after the other)"),
+    Options.withDescription("requests in flight per account (default 9; 1: one after the other)"),
     Options.optional
   ),
   db: dbFlag
