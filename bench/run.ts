@@ -432,6 +432,18 @@ const far = async () => {
       )
       row(
         section,
+        `${label}: the most any client scores there with as many requests, before / after`,
+        `${fmt(before.ceilingPerSecond, 2)} / ${fmt(after.ceilingPerSecond, 2)}`
+      )
+      row(
+        section,
+        `${label}: sustained requests/s (10 ÷ mean p → p+10), before → after`,
+        `${fmt(before.sustainedPerSecond, 2)} → ${fmt(after.sustainedPerSecond, 2)}`,
+        `>= ${fmt(goalAt(rtt), 1)}`,
+        after.sustainedPerSecond >= goalAt(rtt)
+      )
+      row(
+        section,
         `${label}: 429s, before / after`,
         `${before.rejected} / ${after.rejected}`,
         "0",
