@@ -54,7 +54,7 @@ const plan = quick
       decodeBatches: 5,
       decodePages: 200,
       saturationRequests: 25,
-      scaling: [10_000, 50_000],
+      scaling: [50_000, 200_000],
       startupRuns: 5,
       startupSourceRuns: 1,
       farBills: 1_500,
