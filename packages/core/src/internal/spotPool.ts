@@ -220,8 +220,9 @@ export const spotPool = (
       const completions: Array<number> = []
       const wanted = (now: number): number => {
         while (completions.length > 0 && (completions[0] as number) <= now - rateHorizonMillis) completions.shift()
-        // Before any answer: one cut, as the first page did not wait.
-        if (completions.length === 0) return 3
+        // Before the pool's first answer: three walks. The first page came back without waiting,
+        // so the limiter has room; Little's law would ask for two, and a third fills the window sooner.
+        if (fastest === Number.POSITIVE_INFINITY) return Math.min(concurrency, 3)
         const rate = completions.length / Math.max(1, Math.min(rateHorizonMillis, now - started))
         return Math.min(concurrency, Math.max(1, Math.ceil(headroom * rate * Math.max(1, fastest))))
       }
