@@ -308,10 +308,19 @@ describe("BillsRateLimiter: when the server's stamps start to place arrivals", (
       // Ten callers at once, each opening a connection (300 ms more on the way there), then
       // reusing it. Were the stamps trusted after ten answers, all of them from cold requests,
       // the first warm request would reach the server 300 ms early.
-      const caller = Effect.forEach([375, 75, 75, 75], (up) => limiter.withPermit("spotBills", observe)(server.request(up)), {
-        discard: true
-      })
-      const fiber = yield* Effect.fork(Effect.all(Array.from({ length: 10 }, () => caller), { concurrency: "unbounded" }))
+      const caller = Effect.forEach(
+        [375, 75, 75, 75],
+        (up) => limiter.withPermit("spotBills", observe)(server.request(up)),
+        {
+          discard: true
+        }
+      )
+      const fiber = yield* Effect.fork(
+        Effect.all(
+          Array.from({ length: 10 }, () => caller),
+          { concurrency: "unbounded" }
+        )
+      )
       yield* TestClock.adjust(Duration.seconds(10))
       yield* Fiber.join(fiber)
       expect(server.arrivals).toHaveLength(40)

@@ -19,27 +19,29 @@ const bills = spotBills({ seed: 37, count: 100_000, maxGroup: 3, maxGap: 4 })
 
 describe("the spot pool's reorder buffer", () => {
   for (const concurrency of [2, 9]) {
-    it.scoped(`holds at most (${concurrency} + 1) × 17 pages when the consumer stops (concurrency ${concurrency})`, () =>
-      Effect.gen(function* () {
-        yield* TestClock.setTime(Number(bills[bills.length - 1]?.cTime) + 1)
-        const api = yield* BillsApi
-        const pull = yield* Stream.toPull(api.streamSpotPages({ concurrency }))
-        // Two pages: the first alone, the second starts the pool. Then a minute with no pulls.
-        for (let i = 0; i < 2; i++) {
-          const fiber = yield* Effect.fork(pull)
-          yield* TestClock.adjust(Duration.seconds(2))
-          yield* fiber.await
-        }
-        for (let s = 0; s < 60; s++) yield* TestClock.adjust(Duration.seconds(1))
-        const requests = (yield* (yield* FakeExchange).stats).spotBills.requests
-        // The first page, and what the pool fetched: the second page was emitted from its buffer.
-        const bound = 1 + (concurrency + 1) * 17 + 1
-        expect(requests).toBeLessThanOrEqual(bound)
-        // And the walks did read ahead: each of the `concurrency` walks filled its buffer.
-        expect(requests).toBeGreaterThanOrEqual(1 + concurrency * 16)
-      }).pipe(
-        Effect.provide(fakeStack({ exchange: { bills: { spot: bills }, latency: { millis: 150 } }, rateLimit: {} }))
-      )
+    it.scoped(
+      `holds at most (${concurrency} + 1) × 17 pages when the consumer stops (concurrency ${concurrency})`,
+      () =>
+        Effect.gen(function* () {
+          yield* TestClock.setTime(Number(bills[bills.length - 1]?.cTime) + 1)
+          const api = yield* BillsApi
+          const pull = yield* Stream.toPull(api.streamSpotPages({ concurrency }))
+          // Two pages: the first alone, the second starts the pool. Then a minute with no pulls.
+          for (let i = 0; i < 2; i++) {
+            const fiber = yield* Effect.fork(pull)
+            yield* TestClock.adjust(Duration.seconds(2))
+            yield* fiber.await
+          }
+          for (let s = 0; s < 60; s++) yield* TestClock.adjust(Duration.seconds(1))
+          const requests = (yield* (yield* FakeExchange).stats).spotBills.requests
+          // The first page, and what the pool fetched: the second page was emitted from its buffer.
+          const bound = 1 + (concurrency + 1) * 17 + 1
+          expect(requests).toBeLessThanOrEqual(bound)
+          // And the walks did read ahead: each of the `concurrency` walks filled its buffer.
+          expect(requests).toBeGreaterThanOrEqual(1 + concurrency * 16)
+        }).pipe(
+          Effect.provide(fakeStack({ exchange: { bills: { spot: bills }, latency: { millis: 150 } }, rateLimit: {} }))
+        )
     )
   }
 })

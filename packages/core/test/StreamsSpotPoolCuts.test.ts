@@ -79,7 +79,9 @@ describe("the spot pool cuts only where another walk adds requests in flight", (
         // (1,025 ms) when a walk stands ready; any more is time the pool left the limit unused:
         // walks cut at the same time that end together, or the last pieces walked one at a time.
         const late = arrivals.slice(10).map((at, p) => at - (arrivals[p] as number) - 1025)
-        console.log(`${latency} ms: ${arrivals.length} requests, slots late by more than 2 ms: ${late.flatMap((l, p) => (l > 2 ? [`${p + 10}:${l}`] : [])).join(" ")}`)
+        console.log(
+          `${latency} ms: ${arrivals.length} requests, slots late by more than 2 ms: ${late.flatMap((l, p) => (l > 2 ? [`${p + 10}:${l}`] : [])).join(" ")}`
+        )
         // Under the TestClock the limiter's own rounding makes a slot 1 or 2 ms late. Beyond that,
         // a slot may find every walk waiting for an answer once in a while (permits come in
         // clusters), but never for longer than that answer takes.

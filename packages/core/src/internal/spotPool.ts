@@ -238,7 +238,8 @@ export const spotPool = (
       const walking = (): number => {
         let n = 0
         for (let s = head; s !== undefined; s = s.next) {
-          if (s.status === "walking" && (s.density === undefined || (s.state.hi - s.state.lo + 1) * s.density > limit)) n++
+          if (s.status === "walking" && (s.density === undefined || (s.state.hi - s.state.lo + 1) * s.density > limit))
+            n++
         }
         return n
       }
