@@ -6,23 +6,31 @@
 import { describe, expect, it } from "@effect/vitest"
 import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import * as TestClock from "effect/TestClock"
 import { BillsApi, SpotCursor } from "../src/index.js"
 import { Prng } from "../src/testing/index.js"
 import { selected, spotBills } from "./support/billScenarios.js"
-import { fakeStack } from "./support/fakeStack.js"
+import { fakeStack, runOnTestClock } from "./support/fakeStack.js"
 import { expectExactly } from "./support/streamCheck.js"
 
 const orders = ["newest-first", "oldest-first"] as const
 const boundsKinds = ["inclusive", "exclusive"] as const
 
 // Dense and even: every page but a segment's last comes back full, so the pool measures the
-// density at once and cuts the 40-page window into pieces of about 8 pages.
+// density at once. 150 ms from the exchange it wants several walks, and cuts the 40-page window
+// into pieces of 16 pages and, towards its end, halves of what is left.
 const dense = spotBills({ seed: 31, count: 4000, maxGroup: 4, maxGap: 2 })
 const query = { from: Number(dense[10]?.cTime), concurrency: 8 } as const
 const expected = selected(dense, query)
+
+/** All pages of a walk 150 ms from the exchange, the TestClock moved along meanwhile. */
+const collect = <A, E, R>(stream: Stream.Stream<A, E, R>) =>
+  Effect.flatMap(runOnTestClock(Stream.runCollect(stream), 75), (exit) =>
+    Exit.isSuccess(exit) ? Effect.succeed(exit.value) : Effect.dieMessage(String(exit.cause))
+  )
 
 /**
  * Segments the walk went through: each ends with a page that is not full (a walk stops on such a
@@ -38,7 +46,7 @@ describe("resuming a walk cut into segments, with concurrency on", () => {
         Effect.gen(function* () {
           yield* TestClock.setTime(Number(dense[dense.length - 1]?.cTime) + 1)
           const api = yield* BillsApi
-          const pages = Chunk.toReadonlyArray(yield* Stream.runCollect(api.streamSpotPages(query)))
+          const pages = Chunk.toReadonlyArray(yield* collect(api.streamSpotPages(query)))
           expectExactly(
             pages.flatMap((page) => page.bills),
             expected
@@ -55,7 +63,7 @@ describe("resuming a walk cut into segments, with concurrency on", () => {
             const cursor = Schema.decodeUnknownSync(SpotCursor)(JSON.parse(stored))
             const before = pages.slice(0, k + 1).flatMap((p) => p.bills)
             const rest = Chunk.toReadonlyArray(
-              yield* Stream.runCollect(api.streamSpotPages({ cursor, concurrency: query.concurrency }))
+              yield* collect(api.streamSpotPages({ cursor, concurrency: query.concurrency }))
             )
             expectExactly([...before, ...rest.flatMap((p) => p.bills)], expected)
             // The resumed walk counts on from the cursor.
@@ -63,7 +71,10 @@ describe("resuming a walk cut into segments, with concurrency on", () => {
           }
         }).pipe(
           Effect.provide(
-            fakeStack({ exchange: { bills: { spot: dense }, order, bounds, rateLimit: false }, rateLimit: false })
+            fakeStack({
+              exchange: { bills: { spot: dense }, order, bounds, rateLimit: false, latency: { millis: 150 } },
+              rateLimit: false
+            })
           )
         )
       )

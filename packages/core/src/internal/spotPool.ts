@@ -279,13 +279,17 @@ export const spotPool = (
       /** Hands the rest of `segment` beyond `piecePages` pages on to a pending segment. */
       const cutOff = (segment: Segment) =>
         Effect.gen(function* () {
-          if (segment.density === undefined || walking() >= wanted(yield* Clock.currentTimeMillis)) return
+          const now = yield* Clock.currentTimeMillis
+          if (segment.density === undefined || walking() >= wanted(now)) return
           // Once no segment is long enough to keep `piecePages` (the end of the window is near), a
           // short one is halved instead: its pages would otherwise be walked one round trip at a time.
+          // Not in the pool's first window: the limiter's opening burst lets the rate look higher
+          // than it can stay, and a short window read next to the exchange would pay for pieces it
+          // does not need.
           const pagesLeft = ((segment.state.hi - segment.state.lo + 1) * segment.density) / limit
           const parts =
             cut(segment.state, segment.density, piecePages, limit) ??
-            (pagesLeft >= 2 && !anyLong(segment)
+            (pagesLeft >= 2 && now - started >= rateHorizonMillis && !anyLong(segment)
               ? cut(segment.state, segment.density, Math.floor(pagesLeft / 2), limit)
               : undefined)
           if (parts === undefined) return
