@@ -400,6 +400,8 @@ const startup = async () => {
 }
 
 // 6. The far exchange: full exports at a round trip of 0, 150 and 300 ms, before and after.
+/** The issue's goals are for exports of 10,000 bills; `--quick` exports 1,500, mostly ramp and tail. */
+const farGoal = (rtt: number) => `>= ${fmt(goalAt(rtt), 1)}${quick ? " at 10,000" : ""}`
 const far = async () => {
   const measured = await farExchange({
     count: plan.farBills,
@@ -427,8 +429,8 @@ const far = async () => {
         section,
         `${label}: requests/s, before → after`,
         `${fmt(before.requestsPerSecond, 2)} → ${fmt(after.requestsPerSecond, 2)}`,
-        `>= ${fmt(goalAt(rtt), 1)}`,
-        after.requestsPerSecond >= goalAt(rtt)
+        farGoal(rtt),
+        quick ? undefined : after.requestsPerSecond >= goalAt(rtt)
       )
       row(
         section,
@@ -439,8 +441,8 @@ const far = async () => {
         section,
         `${label}: sustained requests/s (10 ÷ mean p → p+10), before → after`,
         `${fmt(before.sustainedPerSecond, 2)} → ${fmt(after.sustainedPerSecond, 2)}`,
-        `>= ${fmt(goalAt(rtt), 1)}`,
-        after.sustainedPerSecond >= goalAt(rtt)
+        farGoal(rtt),
+        quick ? undefined : after.sustainedPerSecond >= goalAt(rtt)
       )
       row(
         section,
