@@ -28,8 +28,8 @@
  * Memory: at most `concurrency` walks fetch at once, and besides the head (whose pages go out as
  * the consumer pulls them) at most `concurrency` segments hold bills or fetch pages, each at most
  * `bufferPages` pages in its queue and one more its walk waits to hand over: the reorder buffer
- * holds at most `(concurrency + 1) × (bufferPages + 1) × limit` bills. A segment read to its end whose pages hold no bills (cut into the years before the
- * history) takes no room.
+ * holds at most `(concurrency + 1) × (bufferPages + 1) × limit` bills. A segment read to its end
+ * whose pages hold no bills (cut into the years before the history) takes no room.
  *
  * The order and resumption contract carry over: pages come out in order, so when a page of a
  * segment is emitted, everything after it in the output is still unread, and that is one time
@@ -209,12 +209,8 @@ export const spotPool = (
 
       let head: Segment | undefined = yield* newSegment(start, density)
 
-      // Walks wanted, by Little's law: requests in flight = rate × time per request. The rate is
-      // what the pool reached over the last second, the time per request the fastest fetch seen
-      // (one that did not wait at the limiter: about a round trip). Below the limit the rate grows
-      // with every walk added, so the walks grow about threefold a round trip; at the limit it
-      // stops growing, and so do the walks. Close to the exchange the product is tiny and one walk
-      // does; far from it, walks that end are replaced at once, since the rate stays.
+      // Walks wanted, by Little's law (see "How many walks" above): `headroom` × the rate reached
+      // over the last second × the fastest fetch seen.
       const started = yield* Clock.currentTimeMillis
       let fastest = Number.POSITIVE_INFINITY
       const completions: Array<number> = []
@@ -301,7 +297,7 @@ export const spotPool = (
 
       const scope = yield* Effect.scope
 
-      /** Starts pending segments, first in output order, while fewer than `concurrency` hold pages. */
+      /** Starts pending segments, first in output order, while there is {@link room} for them. */
       const schedule: Effect.Effect<void> = Effect.suspend(() => {
         if (!room()) return Effect.void
         let pending = head
@@ -341,7 +337,7 @@ export const spotPool = (
               segment.state = next
               const measured = received === limit ? densityOf(before, next, received) : undefined
               if (measured !== undefined) segment.density = measured
-              // Capacity would sit idle: hand the far part of this window on.
+              // More walks may be wanted: hand the far part of this window on.
               if (room() && !anyPending()) {
                 yield* cutOff(segment)
                 yield* schedule
