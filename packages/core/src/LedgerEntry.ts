@@ -6,21 +6,24 @@
  */
 import * as Schema from "effect/Schema"
 import type { FundingBill, SpotBill } from "./Bill.js"
+import { BillKind } from "./BillKind.js"
 import type { TimeInput } from "./Params.js"
 
 /**
  * The two accounts whose bills the ledger holds.
  *
+ * @deprecated since 0.1.0: use `BillKind`, the one name for this concept; this alias goes in 0.2.
  * @since 0.1.0
  * @category schemas
  */
-export const LedgerAccount = Schema.Literal("funding", "spot")
+export const LedgerAccount = BillKind
 
 /**
+ * @deprecated since 0.1.0: use `BillKind`.
  * @since 0.1.0
  * @category models
  */
-export type LedgerAccount = typeof LedgerAccount.Type
+export type LedgerAccount = BillKind
 
 /**
  * What a bill does, whatever bizType the account writes it with.

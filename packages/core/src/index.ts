@@ -29,6 +29,7 @@ export {
   SpotBillFromWire,
   SpotBills
 } from "./Bill.js"
+export { BillKind } from "./BillKind.js"
 export { BillsApi, type BillsApiShape } from "./BillsApi.js"
 export { BillsConfig, type BillsConfigInput, type BillsConfigShape } from "./BillsConfig.js"
 export {
@@ -70,6 +71,7 @@ export {
   type SpotBizType,
   spotBizTypes
 } from "./Operation.js"
+export { ListOrder } from "./ListOrder.js"
 export {
   FundingBillsParams,
   SpotBillsParams,
