@@ -124,6 +124,46 @@ export class StoreAccountUnknown extends Schema.TaggedError<StoreAccountUnknown>
 }
 
 /**
+ * A read found no store where it was told to look: the SQLite file does not exist, or the
+ * file or database holds no account-bills store. Reads never create one; a sync does.
+ *
+ * @since 0.1.0
+ */
+export class StoreNotFound extends Schema.TaggedError<StoreNotFound>("@account-bills/StoreNotFound")(
+  "StoreNotFound",
+  {
+    /** The path, or the URL without its password. */
+    target: Schema.String,
+    reason: Schema.String
+  }
+) {
+  override get message(): string {
+    return `no store at ${this.target}: ${this.reason}; check the path, or run a sync to create one there`
+  }
+}
+
+/**
+ * A store read offline holds part of what the exchange served: a sync of these kinds was left
+ * unfinished (interrupted mid-walk) or never finished one pass. Reading anyway gives what is
+ * there, which is not the whole history.
+ *
+ * @since 0.1.0
+ */
+export class StoreIncomplete extends Schema.TaggedError<StoreIncomplete>("@account-bills/StoreIncomplete")(
+  "StoreIncomplete",
+  {
+    target: Schema.String,
+    account: Schema.String,
+    /** One phrase per unfinished kind: what it holds completely, and what is missing. */
+    details: Schema.Array(Schema.String)
+  }
+) {
+  override get message(): string {
+    return `the store ${this.target} holds part of ${this.account}'s bills: ${this.details.join("; ")}`
+  }
+}
+
+/**
  * Any failure of the store.
  *
  * @since 0.1.0
@@ -135,6 +175,7 @@ export type StoreError =
   | StoreAccountUnknown
   | StoreDiskFull
   | StorePasswordInUrl
+  | StoreNotFound
 
 /**
  * Any failure of a sync on the store's side.
