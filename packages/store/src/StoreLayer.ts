@@ -59,7 +59,10 @@ const client = (target: StoreTarget.StoreTarget) =>
  * @since 0.1.0
  * @category layers
  */
-export const forTarget = (target: StoreTarget.StoreTarget, options?: OpenOptions): Layer.Layer<BillsStore, StoreError> =>
+export const forTarget = (
+  target: StoreTarget.StoreTarget,
+  options?: OpenOptions
+): Layer.Layer<BillsStore, StoreError> =>
   Layer.scopedContext(
     Effect.gen(function* () {
       if (target._tag === "Sqlite" && options?.create === false) yield* sqliteFileExists(target)
