@@ -148,28 +148,6 @@ export class StoreNotFound extends Schema.TaggedError<StoreNotFound>("@account-b
 }
 
 /**
- * A store read offline holds part of what the exchange served: a sync of these kinds was left
- * unfinished (interrupted mid-walk) or never finished one pass. Reading anyway gives what is
- * there, which is not the whole history.
- *
- * @since 0.1.0
- * @category errors
- */
-export class StoreIncomplete extends Schema.TaggedError<StoreIncomplete>("@account-bills/StoreIncomplete")(
-  "StoreIncomplete",
-  {
-    target: Schema.String,
-    account: Schema.String,
-    /** One phrase per unfinished kind: what it holds completely, and what is missing. */
-    details: Schema.Array(Schema.String)
-  }
-) {
-  override get message(): string {
-    return `the store ${this.target} holds part of ${this.account}'s bills: ${this.details.join("; ")}`
-  }
-}
-
-/**
  * Any failure of the store.
  *
  * @since 0.1.0

@@ -28,7 +28,6 @@ export {
   StoreAccountUnknown,
   StoreDiskFull,
   type StoreError,
-  StoreIncomplete,
   StoreNotFound,
   StorePasswordInUrl,
   StoreTooNew,

@@ -44,6 +44,8 @@ export interface AuditFlags extends WindowFlags {
   readonly account: "funding" | "spot" | "all"
   /** Read from this store instead of the exchange. */
   readonly db: Option.Option<string>
+  /** With `db`: read a partly synced store anyway. */
+  readonly partial: boolean
 }
 
 /**
@@ -100,14 +102,17 @@ export const formatReport = (report: Ledger.AuditReport): ReadonlyArray<string> 
 
 /**
  * Runs the audit and prints its report; fails with `ChainBroken` when the ledger is not whole.
+ * `covered`, from a store, says under the report's first line which window of each kind the
+ * store holds completely.
  *
  * @since 0.1.0
  * @category utils
  */
-export const runAudit = (query: Ledger.LedgerQuery) =>
+export const runAudit = (query: Ledger.LedgerQuery, covered: ReadonlyArray<string> = []) =>
   Effect.gen(function* () {
     const report = yield* Ledger.audit(query)
-    for (const line of formatReport(report)) yield* Console.log(line)
+    const [first, ...rest] = formatReport(report)
+    for (const line of [...(first === undefined ? [] : [first]), ...covered, ...rest]) yield* Console.log(line)
     if (!report.whole) {
       const coins = report.accounts.flatMap((account) => account.coins)
       return yield* new ChainBroken({
@@ -131,7 +136,11 @@ export const auditWith = (parsed: AuditFlags) =>
       onSome: (db) =>
         Effect.flatMap(
           Effect.promise(() => import("./FromStore.js")),
-          ({ fromStore }) => fromStore(db)(runAudit(query))
+          ({ describeCoverage, fromStore }) =>
+            fromStore(db, {
+              kinds: parsed.account === "all" ? ["funding", "spot"] : [parsed.account],
+              partial: parsed.partial
+            })((coverage) => runAudit(query, coverage.map(describeCoverage)))
         )
     })
   )
