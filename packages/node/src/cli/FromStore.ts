@@ -47,7 +47,9 @@ export const describeCoverage = (coverage: StoreCoverage): string => {
   if (coverage.coveredFrom === null || coverage.coveredTo === null) {
     return `${coverage.kind}: no sync into the store has finished (${held} held so far)`
   }
-  const window = `${coverage.kind}: the store holds every bill from ${iso(coverage.coveredFrom)} to ${iso(coverage.coveredTo)}`
+  // A first sync without --from reads all the exchange serves: its window starts at 0.
+  const from = coverage.coveredFrom === 0 ? "" : `from ${iso(coverage.coveredFrom)} `
+  const window = `${coverage.kind}: the store holds every bill ${from}up to ${iso(coverage.coveredTo)}`
   return coverage.unfinished
     ? `${window}; a sync after that is unfinished (${held} held in all)`
     : `${window} (${held})`
