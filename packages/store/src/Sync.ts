@@ -148,7 +148,9 @@ const syncKind = (options: SyncOptions, kind: BillKind) =>
             added: before.added + added,
             window
           }
-          if (options.onPage !== undefined) yield* options.onPage({ kind, ...after })
+          if (options.onPage !== undefined) {
+            yield* options.onPage({ kind, pages: after.pages, requests: after.requests, added: after.added })
+          }
           return after
         })
     )
