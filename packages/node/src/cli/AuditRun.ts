@@ -13,7 +13,7 @@ import * as Option from "effect/Option"
 import { NodeBillsApi } from "../NodeBillsApi.js"
 import { plain } from "./CoinSummary.js"
 import type { UsageError } from "./UsageError.js"
-import { validateWindow, type WindowFlags } from "./WindowFlags.js"
+import { validateWindow, type Window, type WindowFlags } from "./WindowFlags.js"
 
 /**
  * The audit found a break or a count that does not match; the process exits with code 3.
@@ -55,7 +55,9 @@ export interface AuditFlags extends WindowFlags {
  * @category utils
  */
 export const validateAuditFlags = (flags: AuditFlags): Effect.Effect<Ledger.LedgerQuery, UsageError> =>
-  Effect.map(validateWindow(flags), (window) => ({ account: flags.account, ...window }))
+  Effect.map(validateWindow(flags), (window) => auditQuery(flags, window))
+
+const auditQuery = (flags: AuditFlags, window: Window): Ledger.LedgerQuery => ({ account: flags.account, ...window })
 
 const iso = (time: DateTime.Utc): string => DateTime.formatIso(time)
 
@@ -130,8 +132,9 @@ export const runAudit = (query: Ledger.LedgerQuery, covered: ReadonlyArray<strin
  * @category commands
  */
 export const auditWith = (parsed: AuditFlags) =>
-  Effect.flatMap(validateAuditFlags(parsed), (query) =>
-    Option.match(parsed.db, {
+  Effect.flatMap(validateWindow(parsed), (window) => {
+    const query = auditQuery(parsed, window)
+    return Option.match(parsed.db, {
       onNone: () => runAudit(query).pipe(Effect.provide(NodeBillsApi.layerConfig())),
       onSome: (db) =>
         Effect.flatMap(
@@ -139,8 +142,9 @@ export const auditWith = (parsed: AuditFlags) =>
           ({ describeCoverage, fromStore }) =>
             fromStore(db, {
               kinds: parsed.account === "all" ? ["funding", "spot"] : [parsed.account],
+              window,
               partial: parsed.partial
             })((coverage) => runAudit(query, coverage.map(describeCoverage)))
         )
     })
-  )
+  })

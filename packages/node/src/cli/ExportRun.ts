@@ -59,6 +59,7 @@ export const runExport = (parsed: ExportFlags) =>
       const { describeCoverage, fromStore } = yield* Effect.promise(() => import("./FromStore.js"))
       return yield* fromStore(parsed.db.value, {
         kinds: request.account === "all" ? ["funding", "spot"] : [request.account],
+        window: { from: request.from, to: request.to },
         partial: parsed.partial
       })((coverage) =>
         Effect.zipRight(

@@ -56,16 +56,34 @@ export const describeCoverage = (coverage: StoreCoverage): string => {
 }
 
 /**
- * What a read from a store takes: the kinds it reads, and whether a partly synced store may
- * be read anyway (`--partial`).
+ * What a read from a store takes: the kinds it reads, the window asked for (epoch ms, `to`
+ * exclusive, as the flags give it), and whether a partly synced store may be read anyway
+ * (`--partial`).
  *
  * @since 0.1.0
  * @category models
  */
 export interface StoreRead {
   readonly kinds: ReadonlyArray<BillKind>
+  readonly window: { readonly from?: number | undefined; readonly to?: number | undefined }
   readonly partial: boolean
 }
+
+/**
+ * Whether a read of `window` from a store with `coverage` gets every bill the exchange served
+ * there: always when no sync of the kind is unfinished (the read is the store as of its last
+ * sync), else only when the window lies inside the one the store holds completely.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
+export const readsWhole = (coverage: StoreCoverage, window: StoreRead["window"]): boolean =>
+  !coverage.unfinished ||
+  (coverage.coveredFrom !== null &&
+    coverage.coveredTo !== null &&
+    (window.from ?? 0) >= coverage.coveredFrom &&
+    window.to !== undefined &&
+    window.to <= coverage.coveredTo)
 
 /**
  * Runs `use` with `BillsApi` answered from the store at `db`, given what the store holds of
@@ -84,7 +102,7 @@ export const fromStore =
         const store = yield* BillsStore
         const account = yield* StoreBillsApi.resolveAccount({ apiKey })
         const coverage = yield* Effect.forEach(read.kinds, (kind) => store.coverage(account, kind))
-        const unfinished = coverage.filter((kind) => kind.unfinished)
+        const unfinished = coverage.filter((kind) => !readsWhole(kind, read.window))
         if (unfinished.length > 0 && !read.partial) {
           return yield* new StoreIncomplete({ target: store.target, details: unfinished.map(describeCoverage) })
         }
