@@ -26,6 +26,15 @@ import { openStore } from "./openStore.js"
 import { mapSqlFailure } from "./sqlFailure.js"
 import * as SyncStateQueries from "./syncStateQueries.js"
 
+/** The operation as a span of its own, as `Effect.fn` makes one. */
+const traced = <Args extends ReadonlyArray<unknown>, A, E, R>(
+  name: string,
+  operation: (...args: Args) => Effect.Effect<A, E, R>
+): ((...args: Args) => Effect.Effect<A, E, R>) =>
+  Effect.fn(name)(function* (...args: Args) {
+    return yield* operation(...args)
+  })
+
 const now = Effect.clockWith((clock) => clock.currentTimeMillis)
 
 /**
@@ -201,14 +210,14 @@ export const make = (
     return {
       accounts,
       target,
-      register,
+      register: traced("BillsStore.register", register),
       state,
-      acquireLease,
-      releaseLease,
-      commitPage,
-      fundingPage,
-      spotPage,
+      acquireLease: traced("BillsStore.acquireLease", acquireLease),
+      releaseLease: traced("BillsStore.releaseLease", releaseLease),
+      commitPage: traced("BillsStore.commitPage", commitPage),
+      fundingPage: traced("BillsStore.fundingPage", fundingPage),
+      spotPage: traced("BillsStore.spotPage", spotPage),
       count,
-      coverage
+      coverage: traced("BillsStore.coverage", coverage)
     }
   })
