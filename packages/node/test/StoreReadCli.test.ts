@@ -131,5 +131,5 @@ describe("reading a store offline", () => {
     expect(lines(after.stdout)[2]).toMatch(
       new RegExp(`^spot: the store holds every bill up to ${iso} \\(900 bills\\)$`)
     )
-  }, 120_000)
+  }, 300_000)
 })
