@@ -66,6 +66,21 @@ describe("reading a store offline", () => {
     expect(fs.readdirSync(dir)).toEqual([])
   })
 
+  const postgresUrl = process.env.ACCOUNT_BILLS_PG_URL
+  it.skipIf(postgresUrl === undefined || postgresUrl === "")(
+    "a PostgreSQL database that does not exist is no store either: one line, exit 1",
+    async () => {
+      const url = new URL(postgresUrl ?? "")
+      url.pathname = `/ab_missing_${process.pid}`
+      const result = await runCli(["export", "--account", "spot", "--db", url.toString()], env(offline))
+      expect(result.code).toBe(1)
+      expect(result.stdout).toBe("")
+      expect(result.stderr).toBe(
+        `bills: no store at ${url}: the database does not exist; check the path, or run a sync to create one there\n`
+      )
+    }
+  )
+
   it("after an interrupted sync, export and audit say what the store holds and exit 4; with --partial they read it and exit 0", async () => {
     const db = path.join(tempDir(), "bills.sqlite")
     const funding = await runCli(["sync", "--db", db, "--account", "funding", "--max-rps", "50"], env())

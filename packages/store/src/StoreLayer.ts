@@ -17,7 +17,7 @@ import * as Redacted from "effect/Redacted"
 import * as fs from "node:fs"
 import { BillsStore, type OpenOptions } from "./BillsStore.js"
 import * as SqliteClient from "./internal/sqliteClient.js"
-import { mapSqlFailure } from "./internal/sqlFailure.js"
+import { isMissingDatabase, mapSqlFailure } from "./internal/sqlFailure.js"
 import { type StoreError, StoreNotFound } from "./StoreErrors.js"
 import * as StoreTarget from "./StoreTarget.js"
 
@@ -66,7 +66,13 @@ export const forTarget = (
   Layer.scopedContext(
     Effect.gen(function* () {
       if (target._tag === "Sqlite" && options?.create === false) yield* sqliteFileExists(target)
-      const sql = yield* mapSqlFailure(target.display)(client(target))
+      const sql = yield* client(target).pipe(
+        Effect.catchIf(
+          (error) => options?.create === false && isMissingDatabase(error),
+          () => new StoreNotFound({ target: target.display, reason: "the database does not exist" })
+        ),
+        mapSqlFailure(target.display)
+      )
       const store = yield* Effect.provideService(BillsStore.make(target.display, options), SqlClient.SqlClient, sql)
       return Context.make(BillsStore, store)
     })

@@ -30,6 +30,19 @@ const describe = (error: unknown): string => {
   return (causes.at(-1) ?? "unknown failure").split("\n")[0] ?? "unknown failure"
 }
 
+/**
+ * PostgreSQL refused the connection because the database does not exist (SQLSTATE 3D000,
+ * invalid_catalog_name): told apart by code, not by the server's words, which follow its locale.
+ */
+export const isMissingDatabase = (error: unknown): boolean => {
+  let current: unknown = error
+  for (let depth = 0; depth < 4 && typeof current === "object" && current !== null; depth++) {
+    if ("code" in current && current.code === "3D000") return true
+    current = "cause" in current ? current.cause : undefined
+  }
+  return false
+}
+
 /** The typed error for a driver failure on `target`. */
 export const toStoreError = (target: string, error: unknown): StoreDiskFull | StoreUnavailable => {
   const reason = describe(error)
