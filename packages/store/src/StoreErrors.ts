@@ -12,6 +12,7 @@ import * as Schema from "effect/Schema"
  * writable, a server that refuses the connection, a statement that failed.
  *
  * @since 0.1.0
+ * @category errors
  */
 export class StoreUnavailable extends Schema.TaggedError<StoreUnavailable>("@account-bills/StoreUnavailable")(
   "StoreUnavailable",
@@ -31,6 +32,7 @@ export class StoreUnavailable extends Schema.TaggedError<StoreUnavailable>("@acc
  * later release, and reading or writing it could lose what that release keeps.
  *
  * @since 0.1.0
+ * @category errors
  */
 export class StoreTooNew extends Schema.TaggedError<StoreTooNew>("@account-bills/StoreTooNew")("StoreTooNew", {
   target: Schema.String,
@@ -46,6 +48,7 @@ export class StoreTooNew extends Schema.TaggedError<StoreTooNew>("@account-bills
  * The store already holds a different account (another API key) under this label.
  *
  * @since 0.1.0
+ * @category errors
  */
 export class StoreAccountMismatch extends Schema.TaggedError<StoreAccountMismatch>(
   "@account-bills/StoreAccountMismatch"
@@ -62,6 +65,7 @@ export class StoreAccountMismatch extends Schema.TaggedError<StoreAccountMismatc
  * was kept: the next sync continues from the last page that was.
  *
  * @since 0.1.0
+ * @category errors
  */
 export class StoreDiskFull extends Schema.TaggedError<StoreDiskFull>("@account-bills/StoreDiskFull")("StoreDiskFull", {
   target: Schema.String
@@ -76,6 +80,7 @@ export class StoreDiskFull extends Schema.TaggedError<StoreDiskFull>("@account-b
  * process lists, so they are refused. The message shows the URL without it.
  *
  * @since 0.1.0
+ * @category errors
  */
 export class StorePasswordInUrl extends Schema.TaggedError<StorePasswordInUrl>("@account-bills/StorePasswordInUrl")(
   "StorePasswordInUrl",
@@ -94,6 +99,7 @@ export class StorePasswordInUrl extends Schema.TaggedError<StorePasswordInUrl>("
  * within the time this sync was willing to wait.
  *
  * @since 0.1.0
+ * @category errors
  */
 export class SyncBusy extends Schema.TaggedError<SyncBusy>("@account-bills/SyncBusy")("SyncBusy", {
   account: Schema.String,
@@ -110,6 +116,7 @@ export class SyncBusy extends Schema.TaggedError<SyncBusy>("@account-bills/SyncB
  * The store holds no bills of the account asked for, or holds several and none was chosen.
  *
  * @since 0.1.0
+ * @category errors
  */
 export class StoreAccountUnknown extends Schema.TaggedError<StoreAccountUnknown>("@account-bills/StoreAccountUnknown")(
   "StoreAccountUnknown",
@@ -124,9 +131,27 @@ export class StoreAccountUnknown extends Schema.TaggedError<StoreAccountUnknown>
 }
 
 /**
+ * A read found no store where it was told to look: the SQLite file does not exist, or the
+ * file or database holds no account-bills store. Reads never create one; a sync does.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class StoreNotFound extends Schema.TaggedError<StoreNotFound>("@account-bills/StoreNotFound")("StoreNotFound", {
+  /** The path, or the URL without its password. */
+  target: Schema.String,
+  reason: Schema.String
+}) {
+  override get message(): string {
+    return `no store at ${this.target}: ${this.reason}; check the path, or run a sync to create one there`
+  }
+}
+
+/**
  * Any failure of the store.
  *
  * @since 0.1.0
+ * @category errors
  */
 export type StoreError =
   | StoreUnavailable
@@ -135,10 +160,12 @@ export type StoreError =
   | StoreAccountUnknown
   | StoreDiskFull
   | StorePasswordInUrl
+  | StoreNotFound
 
 /**
  * Any failure of a sync on the store's side.
  *
  * @since 0.1.0
+ * @category errors
  */
 export type SyncStoreError = StoreError | SyncBusy

@@ -14,20 +14,34 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
-import { BillsStore } from "./BillsStore.js"
+import * as fs from "node:fs"
+import { BillsStore, type OpenOptions } from "./BillsStore.js"
 import * as SqliteClient from "./internal/sqliteClient.js"
-import { mapSqlFailure } from "./internal/sqlFailure.js"
-import type { StoreError } from "./StoreErrors.js"
+import { isMissingDatabase, mapSqlFailure } from "./internal/sqlFailure.js"
+import { type StoreError, StoreNotFound } from "./StoreErrors.js"
 import * as StoreTarget from "./StoreTarget.js"
+
+/**
+ * SQLite creates the file it is asked to open (and its -wal and -shm beside it), so a read
+ * looks before it opens.
+ */
+const sqliteFileExists = (target: StoreTarget.StoreTarget & { readonly _tag: "Sqlite" }) =>
+  Effect.filterOrFail(
+    Effect.sync(() => fs.statSync(target.path, { throwIfNoEntry: false })),
+    (stat) => stat?.isFile() === true,
+    (stat) =>
+      new StoreNotFound({
+        target: target.display,
+        reason: stat === undefined ? "the file does not exist" : "it is not a file"
+      })
+  )
 
 const client = (target: StoreTarget.StoreTarget) =>
   target._tag === "Sqlite"
-    ? Effect.gen(function* () {
-        const sqlite = yield* LibsqlClient.make({ liveClient: yield* SqliteClient.make(target.path) })
-        // Write-ahead logging lets readers go on while a sync writes; the mode stays with the file.
-        yield* sqlite`PRAGMA journal_mode = WAL`
-        return sqlite as SqlClient.SqlClient
-      })
+    ? Effect.map(
+        Effect.flatMap(SqliteClient.make(target.path), (liveClient) => LibsqlClient.make({ liveClient })),
+        (sqlite): SqlClient.SqlClient => sqlite
+      )
     : Effect.map(
         PgClient.make({
           url: Redacted.make(target.url),
@@ -38,25 +52,49 @@ const client = (target: StoreTarget.StoreTarget) =>
       )
 
 /**
- * The store at `target`, opened and migrated for the lifetime of the layer.
+ * The store at `target`, opened and migrated for the lifetime of the layer. A sync creates it
+ * where there is none; with `{ create: false }` (reads) only an existing store opens, and a
+ * missing one fails with `StoreNotFound`, leaving no file behind.
  *
  * @since 0.1.0
  * @category layers
  */
-export const layer = (target: StoreTarget.StoreTarget): Layer.Layer<BillsStore, StoreError> =>
+export const forTarget = (
+  target: StoreTarget.StoreTarget,
+  options?: OpenOptions
+): Layer.Layer<BillsStore, StoreError> =>
   Layer.scopedContext(
     Effect.gen(function* () {
-      const sql = yield* mapSqlFailure(target.display)(client(target))
-      const store = yield* Effect.provideService(BillsStore.make(target.display), SqlClient.SqlClient, sql)
+      if (target._tag === "Sqlite" && options?.create === false) yield* sqliteFileExists(target)
+      const sql = yield* client(target).pipe(
+        Effect.catchIf(
+          (error) => options?.create === false && isMissingDatabase(error),
+          () => new StoreNotFound({ target: target.display, reason: "the database does not exist" })
+        ),
+        mapSqlFailure(target.display)
+      )
+      const store = yield* Effect.provideService(BillsStore.make(target.display, options), SqlClient.SqlClient, sql)
       return Context.make(BillsStore, store)
     })
   ).pipe(Layer.provide(Reactivity.layer))
 
 /**
- * The store at a `PATH|URL` as a user gives it (`bills.sqlite` when undefined).
+ * The store at `target`.
+ *
+ * @deprecated Use `StoreLayer.forTarget`, the same layer under a name that does not repeat the module's.
+ * @since 0.1.0
+ * @category layers
+ */
+export const layer = (target: StoreTarget.StoreTarget): Layer.Layer<BillsStore, StoreError> => forTarget(target)
+
+/**
+ * The store at a `PATH|URL` as a user gives it (`bills.sqlite` when undefined); `options` as
+ * for `forTarget`.
  *
  * @since 0.1.0
  * @category layers
  */
-export const layerFrom = (text: string | undefined): Layer.Layer<BillsStore, StoreError> =>
-  Layer.unwrapEffect(Effect.map(StoreTarget.parse(text ?? StoreTarget.defaultPath), layer))
+export const layerFrom = (text: string | undefined, options?: OpenOptions): Layer.Layer<BillsStore, StoreError> =>
+  Layer.unwrapEffect(
+    Effect.map(StoreTarget.parse(text ?? StoreTarget.defaultPath), (target) => forTarget(target, options))
+  )

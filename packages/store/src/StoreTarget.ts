@@ -11,6 +11,7 @@ import { StorePasswordInUrl, StoreUnavailable } from "./StoreErrors.js"
  * A parsed store location.
  *
  * @since 0.1.0
+ * @category models
  */
 export type StoreTarget =
   | { readonly _tag: "Sqlite"; readonly path: string; readonly display: string }
@@ -20,6 +21,7 @@ export type StoreTarget =
  * The default store: `bills.sqlite` in the current directory.
  *
  * @since 0.1.0
+ * @category constants
  */
 export const defaultPath = "bills.sqlite"
 

@@ -8,24 +8,16 @@
  *
  * @since 0.1.0
  */
-import {
-  BillsApi,
-  type BillsError,
-  FundingCursor,
-  type FundingPage,
-  SpotCursor,
-  type SpotPage,
-  TimeBound,
-  type TimeInput
-} from "@account-bills/core"
-import * as DateTime from "effect/DateTime"
+import { type BillsApi, type BillsError, TimeBound, type TimeInput } from "@account-bills/core"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
-import { type BillKind, BillsStore, type ListOrder } from "./BillsStore.js"
+import { type BillKind, BillsStore } from "./BillsStore.js"
+import { kindWalks } from "./internal/kindWalks.js"
+import * as LeaseHolder from "./internal/leaseHolder.js"
 import type { StoreAccount } from "./StoreAccount.js"
-import { StoreUnavailable, type SyncStoreError, SyncBusy } from "./StoreErrors.js"
+import { StoreUnavailable, type SyncStoreError } from "./StoreErrors.js"
 
 /**
  * What to sync.
@@ -84,24 +76,6 @@ export interface SyncSummary extends SyncProgress {
   readonly stored: number
 }
 
-const encodeFunding = Schema.encodeSync(Schema.parseJson(FundingCursor))
-const encodeSpot = Schema.encodeSync(Schema.parseJson(SpotCursor))
-const decodeFunding = Schema.decodeUnknown(Schema.parseJson(FundingCursor))
-const decodeSpot = Schema.decodeUnknown(Schema.parseJson(SpotCursor))
-
-/** The funding order as one page shows it: times falling means newest first. */
-const fundingOrder = (page: FundingPage): ListOrder | undefined => {
-  const first = page.bills[0]
-  const last = page.bills.at(-1)
-  if (first === undefined || last === undefined) return undefined
-  const a = DateTime.toEpochMillis(first.cTime)
-  const b = DateTime.toEpochMillis(last.cTime)
-  return a === b ? undefined : a > b ? "newest-first" : "oldest-first"
-}
-
-const spotOrder = (page: SpotPage): ListOrder | undefined =>
-  page.cursor.order === "unknown" ? undefined : page.cursor.order
-
 /**
  * The next pages are fetched while one commits, so the store's time hides behind the
  * exchange's. Pages still commit one by one in order; fetched pages lost in a crash are
@@ -111,101 +85,86 @@ const ahead = <A, E>(pages: Stream.Stream<A, E>) => Stream.buffer(pages, { capac
 
 const allKinds: ReadonlyArray<BillKind> = ["funding", "spot"]
 
-let ownerSequence = 0
+/**
+ * A lease holder's name: unique per sync (a random UUID, so that no two processes, nor two
+ * syncs of one process, ever share it), and saying where it runs for whoever reads the table.
+ */
+const ownerName = (kind: BillKind) =>
+  Effect.sync(
+    () => `${typeof process === "undefined" ? "sync" : `pid ${process.pid}`} ${kind} ${globalThis.crypto.randomUUID()}`
+  )
 
-/** A lease holder's name: unique per sync, and saying where it runs for whoever reads the table. */
-const ownerName = (kind: BillKind, now: number) =>
-  `${typeof process === "undefined" ? "sync" : `pid ${process.pid}`} ${kind} ${now} ${++ownerSequence}`
+/** What the walk has done so far: folded over its committed pages. */
+interface Tally {
+  readonly pages: number
+  readonly requests: number
+  readonly added: number
+  readonly window: { readonly from: number; readonly to: number }
+}
 
 const syncKind = (options: SyncOptions, kind: BillKind) =>
   Effect.gen(function* () {
     const store = yield* BillsStore
-    const api = yield* BillsApi
     const account = options.account.id
     const leaseMillis = Duration.toMillis(options.lease ?? Duration.seconds(30))
-    const waitMillis = Duration.toMillis(options.waitForLease ?? Duration.millis(leaseMillis + 1_000))
     const overlapMillis = Duration.toMillis(options.overlap ?? Duration.seconds(60))
-    const concurrency = options.concurrency
-    const owner = ownerName(kind, yield* Effect.clockWith((clock) => clock.currentTimeMillis))
-
-    // The lease: taken (waiting for another holder up to `waitMillis`), renewed while the walk
-    // runs, and let go however the sync ends. A killed holder's lease simply runs out.
-    const started = yield* Effect.clockWith((clock) => clock.currentTimeMillis)
-    yield* Effect.acquireRelease(
-      Effect.gen(function* () {
-        while (true) {
-          const lease = yield* store.acquireLease(account, kind, owner, leaseMillis)
-          if (lease.acquired) return
-          const now = yield* Effect.clockWith((clock) => clock.currentTimeMillis)
-          if (now - started >= waitMillis) return yield* new SyncBusy({ account, kind, until: lease.until })
-          yield* Effect.sleep(Duration.millis(Math.min(Math.max(lease.until - now, 1), 250, waitMillis)))
-        }
-      }),
-      () => Effect.ignore(store.releaseLease(account, kind, owner))
-    )
-    yield* Effect.forkScoped(
-      Effect.ignore(store.acquireLease(account, kind, owner, leaseMillis)).pipe(
-        Effect.delay(Duration.millis(Math.max(leaseMillis / 3, 1))),
-        Effect.forever
-      )
-    )
+    const owner = yield* ownerName(kind)
+    yield* LeaseHolder.hold({
+      account,
+      kind,
+      owner,
+      leaseMillis,
+      waitMillis: Duration.toMillis(options.waitForLease ?? Duration.millis(leaseMillis + 1_000))
+    })
 
     const state = yield* store.state(account, kind)
-    const resumed = state.cursor !== undefined
     const given =
       options.from === undefined ? undefined : yield* Schema.decode(TimeBound)(options.from).pipe(Effect.orDie)
     const from = state.covered === undefined ? given : Math.max(state.covered.to - overlapMillis, state.covered.from, 0)
-    const broken = (reason: string) =>
-      new StoreUnavailable({ target: store.target, reason: `the stored cursor of ${account} ${kind}: ${reason}` })
-
-    let pages = 0
-    let requests = 0
-    let added = 0
-    let window = { from: from ?? 0, to: 0 }
-    const commit = (
-      bills: FundingPage["bills"] | SpotPage["bills"],
-      cursor: FundingCursor | SpotCursor,
-      encoded: string,
-      order: ListOrder | undefined
-    ) =>
-      Effect.gen(function* () {
-        window = { from: cursor.from ?? 0, to: cursor.end }
-        added += yield* store.commitPage({
-          account,
-          kind,
-          owner,
-          leaseMillis,
-          bills,
-          cursor: encoded,
-          finished: cursor.done ? window : undefined,
-          order
+    const pages = yield* Effect.mapError(
+      kindWalks[kind]({ from, cursor: state.cursor, concurrency: options.concurrency }),
+      ({ reason }) =>
+        new StoreUnavailable({ target: store.target, reason: `the stored cursor of ${account} ${kind}: ${reason}` })
+    )
+    const tally = yield* Stream.runFoldEffect(
+      ahead(pages),
+      { pages: 0, requests: 0, added: 0, window: { from: from ?? 0, to: 0 } } satisfies Tally,
+      (before, page): Effect.Effect<Tally, SyncStoreError> =>
+        Effect.gen(function* () {
+          const window = { from: page.cursor.from ?? 0, to: page.cursor.end }
+          const added = yield* store.commitPage({
+            account,
+            kind,
+            owner,
+            leaseMillis,
+            bills: page.bills,
+            cursor: page.encoded,
+            finished: page.cursor.done ? window : undefined,
+            order: page.order
+          })
+          const after = {
+            pages: before.pages + 1,
+            requests: page.cursor.requests,
+            added: before.added + added,
+            window
+          }
+          if (options.onPage !== undefined) {
+            yield* options.onPage({ kind, pages: after.pages, requests: after.requests, added: after.added })
+          }
+          return after
         })
-        pages += 1
-        requests = cursor.requests
-        if (options.onPage !== undefined) yield* options.onPage({ kind, pages, requests, added })
-      })
-
-    if (kind === "funding") {
-      const cursor =
-        state.cursor === undefined
-          ? undefined
-          : yield* Effect.mapError(decodeFunding(state.cursor), (error) => broken(error.message))
-      yield* Stream.runForEach(
-        ahead(api.streamFundingPages(cursor === undefined ? { from, concurrency } : { cursor, concurrency })),
-        (page) => commit(page.bills, page.cursor, encodeFunding(page.cursor), fundingOrder(page))
-      )
-    } else {
-      const cursor =
-        state.cursor === undefined
-          ? undefined
-          : yield* Effect.mapError(decodeSpot(state.cursor), (error) => broken(error.message))
-      yield* Stream.runForEach(
-        ahead(api.streamSpotPages(cursor === undefined ? { from, concurrency } : { cursor, concurrency })),
-        (page) => commit(page.bills, page.cursor, encodeSpot(page.cursor), spotOrder(page))
-      )
-    }
+    )
     const stored = yield* store.count(account, kind)
-    return { kind, pages, requests, added, resumed, from: window.from, to: window.to, stored } satisfies SyncSummary
+    return {
+      kind,
+      pages: tally.pages,
+      requests: tally.requests,
+      added: tally.added,
+      resumed: state.cursor !== undefined,
+      from: tally.window.from,
+      to: tally.window.to,
+      stored
+    } satisfies SyncSummary
   }).pipe(Effect.scoped, Effect.withSpan("Sync.kind", { attributes: { kind } }))
 
 /**

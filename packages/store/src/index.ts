@@ -2,20 +2,71 @@
  * @account-bills/store: keep every bill. An incremental, crash-safe sync of an exchange
  * account's bills into SQLite or PostgreSQL, and the client read back from the store offline.
  *
+ * The names below are listed one by one, as in `@account-bills/core`: the service is a class
+ * whose statics (`BillsStore.make`, `BillsStore.layer`) are its namespace; modules that are
+ * collections of functions (`Sync`, `StoreLayer`, ...) are namespaces. The plumbing lives in
+ * `internal/` and is not exported.
+ *
  * @since 0.1.0
  */
 
-/** The store service. @since 0.1.0 */
-export * from "./BillsStore.js"
-/** Which account a store's rows belong to. @since 0.1.0 */
+export {
+  type BillKind,
+  BillsStore,
+  type BillsStoreShape,
+  type ListOrder,
+  type OpenOptions,
+  type PageCommit,
+  type StoreCoverage,
+  type StoredAccount,
+  type StoredBillsQuery,
+  type StoreFailure,
+  type SyncState
+} from "./BillsStore.js"
+export {
+  StoreAccountMismatch,
+  StoreAccountUnknown,
+  StoreDiskFull,
+  type StoreError,
+  StoreNotFound,
+  StorePasswordInUrl,
+  StoreTooNew,
+  StoreUnavailable,
+  SyncBusy,
+  type SyncStoreError
+} from "./StoreErrors.js"
+/**
+ * Which account a store's rows belong to.
+ *
+ * @since 0.1.0
+ * @category modules
+ */
 export * as StoreAccount from "./StoreAccount.js"
-/** The store's typed errors. @since 0.1.0 */
-export * from "./StoreErrors.js"
-/** Where a store lives. @since 0.1.0 */
-export * as StoreTarget from "./StoreTarget.js"
-/** The store on SQLite or PostgreSQL. @since 0.1.0 */
-export * as StoreLayer from "./StoreLayer.js"
-/** The sync. @since 0.1.0 */
-export * as Sync from "./Sync.js"
-/** The client read from the store, offline. @since 0.1.0 */
+/**
+ * The client read from the store, offline.
+ *
+ * @since 0.1.0
+ * @category modules
+ */
 export * as StoreBillsApi from "./StoreBillsApi.js"
+/**
+ * The store on SQLite or PostgreSQL.
+ *
+ * @since 0.1.0
+ * @category modules
+ */
+export * as StoreLayer from "./StoreLayer.js"
+/**
+ * Where a store lives.
+ *
+ * @since 0.1.0
+ * @category modules
+ */
+export * as StoreTarget from "./StoreTarget.js"
+/**
+ * The sync.
+ *
+ * @since 0.1.0
+ * @category modules
+ */
+export * as Sync from "./Sync.js"

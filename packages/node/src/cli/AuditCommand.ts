@@ -7,7 +7,7 @@
 import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
 import * as Effect from "effect/Effect"
-import { dbFlag } from "./StoreFlag.js"
+import { dbFlag, partialFlag } from "./StoreFlag.js"
 import { windowFlags } from "./WindowFlags.js"
 
 const flags = {
@@ -15,7 +15,8 @@ const flags = {
     Options.withDescription("which account's ledger to audit")
   ),
   ...windowFlags,
-  db: dbFlag
+  db: dbFlag,
+  partial: partialFlag
 }
 
 /**

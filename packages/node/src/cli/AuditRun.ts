@@ -13,7 +13,7 @@ import * as Option from "effect/Option"
 import { NodeBillsApi } from "../NodeBillsApi.js"
 import { plain } from "./CoinSummary.js"
 import type { UsageError } from "./UsageError.js"
-import { validateWindow, type WindowFlags } from "./WindowFlags.js"
+import { validateWindow, type Window, type WindowFlags } from "./WindowFlags.js"
 
 /**
  * The audit found a break or a count that does not match; the process exits with code 3.
@@ -44,6 +44,8 @@ export interface AuditFlags extends WindowFlags {
   readonly account: "funding" | "spot" | "all"
   /** Read from this store instead of the exchange. */
   readonly db: Option.Option<string>
+  /** With `db`: read a partly synced store anyway. */
+  readonly partial: boolean
 }
 
 /**
@@ -53,7 +55,9 @@ export interface AuditFlags extends WindowFlags {
  * @category utils
  */
 export const validateAuditFlags = (flags: AuditFlags): Effect.Effect<Ledger.LedgerQuery, UsageError> =>
-  Effect.map(validateWindow(flags), (window) => ({ account: flags.account, ...window }))
+  Effect.map(validateWindow(flags), (window) => auditQuery(flags, window))
+
+const auditQuery = (flags: AuditFlags, window: Window): Ledger.LedgerQuery => ({ account: flags.account, ...window })
 
 const iso = (time: DateTime.Utc): string => DateTime.formatIso(time)
 
@@ -100,14 +104,17 @@ export const formatReport = (report: Ledger.AuditReport): ReadonlyArray<string> 
 
 /**
  * Runs the audit and prints its report; fails with `ChainBroken` when the ledger is not whole.
+ * `covered`, from a store, says under the report's first line which window of each kind the
+ * store holds completely.
  *
  * @since 0.1.0
  * @category utils
  */
-export const runAudit = (query: Ledger.LedgerQuery) =>
+export const runAudit = (query: Ledger.LedgerQuery, covered: ReadonlyArray<string> = []) =>
   Effect.gen(function* () {
     const report = yield* Ledger.audit(query)
-    for (const line of formatReport(report)) yield* Console.log(line)
+    const [first, ...rest] = formatReport(report)
+    for (const line of [...(first === undefined ? [] : [first]), ...covered, ...rest]) yield* Console.log(line)
     if (!report.whole) {
       const coins = report.accounts.flatMap((account) => account.coins)
       return yield* new ChainBroken({
@@ -125,13 +132,19 @@ export const runAudit = (query: Ledger.LedgerQuery) =>
  * @category commands
  */
 export const auditWith = (parsed: AuditFlags) =>
-  Effect.flatMap(validateAuditFlags(parsed), (query) =>
-    Option.match(parsed.db, {
+  Effect.flatMap(validateWindow(parsed), (window) => {
+    const query = auditQuery(parsed, window)
+    return Option.match(parsed.db, {
       onNone: () => runAudit(query).pipe(Effect.provide(NodeBillsApi.layerConfig())),
       onSome: (db) =>
         Effect.flatMap(
           Effect.promise(() => import("./FromStore.js")),
-          ({ fromStore }) => fromStore(db)(runAudit(query))
+          ({ describeCoverage, fromStore }) =>
+            fromStore(db, {
+              kinds: parsed.account === "all" ? ["funding", "spot"] : [parsed.account],
+              window,
+              partial: parsed.partial
+            })((coverage) => runAudit(query, coverage.map(describeCoverage)))
         )
     })
-  )
+  })

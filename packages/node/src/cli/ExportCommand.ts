@@ -7,7 +7,7 @@
 import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
 import * as Effect from "effect/Effect"
-import { dbFlag } from "./StoreFlag.js"
+import { dbFlag, partialFlag } from "./StoreFlag.js"
 import { windowFlags } from "./WindowFlags.js"
 
 const flags = {
@@ -26,7 +26,8 @@ const flags = {
     Options.withDescription("requests in flight per account (default 9; 1: one after the other)"),
     Options.optional
   ),
-  db: dbFlag
+  db: dbFlag,
+  partial: partialFlag
 }
 
 /**

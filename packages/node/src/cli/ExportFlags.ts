@@ -27,6 +27,8 @@ export interface ExportFlags extends WindowFlags {
   readonly concurrency: Option.Option<number>
   /** Read from this store instead of the exchange. */
   readonly db: Option.Option<string>
+  /** With `db`: read a partly synced store anyway. */
+  readonly partial: boolean
 }
 
 /**

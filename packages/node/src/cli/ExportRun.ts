@@ -56,8 +56,20 @@ export const runExport = (parsed: ExportFlags) =>
   Effect.gen(function* () {
     const { request, maxRps } = yield* validateExportFlags(parsed)
     if (Option.isSome(parsed.db)) {
-      const { fromStore } = yield* Effect.promise(() => import("./FromStore.js"))
-      return yield* fromStore(parsed.db.value)(exportBills(request, { live: false, requests: () => Effect.succeed(0) }))
+      const { describeCoverage, fromStore } = yield* Effect.promise(() => import("./FromStore.js"))
+      return yield* fromStore(parsed.db.value, {
+        kinds: request.account === "all" ? ["funding", "spot"] : [request.account],
+        window: { from: request.from, to: request.to },
+        partial: parsed.partial
+      })((coverage) =>
+        Effect.zipRight(
+          // Standard output is the bills; what the store holds goes to stderr, one line per kind.
+          Effect.sync(() => {
+            for (const kind of coverage) process.stderr.write(`${describeCoverage(kind)}\n`)
+          }),
+          exportBills(request, { live: false, requests: () => Effect.succeed(0) })
+        )
+      )
     }
     const http = yield* countingUndici
     yield* exportBills(request, { live: process.stderr.isTTY === true, requests: http.requestsOf }).pipe(

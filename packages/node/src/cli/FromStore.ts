@@ -1,31 +1,111 @@
 /**
  * Runs a `BillsApi` program against a store instead of the exchange. The stored account is the
  * one of WEEX_API_KEY when it is set, else the store's only account. Loaded only when `--db` is
- * given.
+ * given. A read opens an existing store only, and first says what the store holds completely
+ * of each kind it reads: a sync left unfinished stops the read (exit 4) unless `--partial`.
  *
  * @since 0.1.0
  */
 import type { BillsApi } from "@account-bills/core"
-import { StoreBillsApi, StoreLayer } from "@account-bills/store"
+import { type BillKind, BillsStore, type StoreCoverage, StoreBillsApi, StoreLayer } from "@account-bills/store"
 import * as Config from "effect/Config"
 import * as Effect from "effect/Effect"
-import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
 
 /**
- * Runs `effect` with `BillsApi` answered from the store at `db`; the store's failures, even
- * those met while reading, fail it with their own typed error.
+ * The store holds part of what the exchange served for a kind being read (a sync of it was
+ * interrupted, or none has finished), and `--partial` was not given; the process exits with 4.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class StoreIncomplete extends Schema.TaggedError<StoreIncomplete>("@account-bills/node/StoreIncomplete")(
+  "StoreIncomplete",
+  {
+    target: Schema.String,
+    /** One phrase per unfinished kind (see `describeCoverage`). */
+    details: Schema.Array(Schema.String)
+  }
+) {
+  override get message(): string {
+    return `the store ${this.target} holds part of the history: ${this.details.join("; ")}; run bills sync to finish it, or add --partial to read what it holds`
+  }
+}
+
+const iso = (millis: number) => new Date(millis).toISOString()
+
+/**
+ * What the store holds of one kind, in one phrase: the window it holds completely, and whether
+ * a sync of it is unfinished.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
+export const describeCoverage = (coverage: StoreCoverage): string => {
+  const held = `${coverage.bills} bill${coverage.bills === 1 ? "" : "s"}`
+  if (coverage.coveredFrom === null || coverage.coveredTo === null) {
+    return `${coverage.kind}: no sync into the store has finished (${held} held so far)`
+  }
+  // A first sync without --from reads all the exchange serves: its window starts at 0.
+  const from = coverage.coveredFrom === 0 ? "" : `from ${iso(coverage.coveredFrom)} `
+  const window = `${coverage.kind}: the store holds every bill ${from}up to ${iso(coverage.coveredTo)}`
+  return coverage.unfinished
+    ? `${window}; a sync after that is unfinished (${held} held in all)`
+    : `${window} (${held})`
+}
+
+/**
+ * What a read from a store takes: the kinds it reads, the window asked for (epoch ms, `to`
+ * exclusive, as the flags give it), and whether a partly synced store may be read anyway
+ * (`--partial`).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface StoreRead {
+  readonly kinds: ReadonlyArray<BillKind>
+  readonly window: { readonly from?: number | undefined; readonly to?: number | undefined }
+  readonly partial: boolean
+}
+
+/**
+ * Whether a read of `window` from a store with `coverage` gets every bill the exchange served
+ * there: always when no sync of the kind is unfinished (the read is the store as of its last
+ * sync), else only when the window lies inside the one the store holds completely.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
+export const readsWhole = (coverage: StoreCoverage, window: StoreRead["window"]): boolean =>
+  !coverage.unfinished ||
+  (coverage.coveredFrom !== null &&
+    coverage.coveredTo !== null &&
+    (window.from ?? 0) >= coverage.coveredFrom &&
+    window.to !== undefined &&
+    window.to <= coverage.coveredTo)
+
+/**
+ * Runs `use` with `BillsApi` answered from the store at `db`, given what the store holds of
+ * each kind read; the store's failures, even those met while reading, fail it with their own
+ * typed error. A store that does not exist fails with `StoreNotFound` and is not created.
  *
  * @since 0.1.0
  * @category utils
  */
 export const fromStore =
-  (db: string) =>
-  <A, E>(effect: Effect.Effect<A, E, BillsApi>) =>
+  (db: string, read: StoreRead) =>
+  <A, E>(use: (coverage: ReadonlyArray<StoreCoverage>) => Effect.Effect<A, E, BillsApi>) =>
     Effect.gen(function* () {
-      const apiKey = yield* Config.option(Config.redacted("WEEX_API_KEY"))
-      const api = StoreBillsApi.layerFor({ apiKey: Option.getOrUndefined(apiKey) }).pipe(
-        Layer.provide(StoreLayer.layerFrom(db))
-      )
-      return yield* StoreBillsApi.catchStoreDefects(Effect.provide(effect, api))
+      const apiKey = Option.getOrUndefined(yield* Config.option(Config.redacted("WEEX_API_KEY")))
+      return yield* Effect.gen(function* () {
+        const store = yield* BillsStore
+        const account = yield* StoreBillsApi.resolveAccount({ apiKey })
+        const coverage = yield* Effect.forEach(read.kinds, (kind) => store.coverage(account, kind))
+        const unfinished = coverage.filter((kind) => !readsWhole(kind, read.window))
+        if (unfinished.length > 0 && !read.partial) {
+          return yield* new StoreIncomplete({ target: store.target, details: unfinished.map(describeCoverage) })
+        }
+        return yield* StoreBillsApi.catchStoreDefects(Effect.provide(use(coverage), StoreBillsApi.layer(account)))
+      }).pipe(Effect.provide(StoreLayer.layerFrom(db, { create: false })))
     })

@@ -2,7 +2,9 @@
  * The `bills` program: subcommands, one-line failures and exit codes.
  *
  * Exit codes: 0 done, 1 failed (the exchange, the network, the output, the environment),
- * 2 bad flags or values (nothing was sent), 3 an audit found a broken chain, 130 interrupted.
+ * 2 bad flags or values (nothing was sent), 3 an audit found a broken chain, 4 a read from a store
+ * that holds part of the history (a sync of it is unfinished; `--partial` reads it anyway),
+ * 130 interrupted.
  *
  * @since 0.1.0
  */
@@ -23,7 +25,7 @@ import { syncCommand } from "./SyncCommand.js"
  * @since 0.1.0
  * @category constants
  */
-export const ExitCode = { ok: 0, failed: 1, usage: 2, broken: 3, interrupted: 130 } as const
+export const ExitCode = { ok: 0, failed: 1, usage: 2, broken: 3, incomplete: 4, interrupted: 130 } as const
 
 const bills = Command.make("bills").pipe(
   Command.withDescription("export the bill history of an exchange account"),
@@ -72,7 +74,9 @@ export const main = (argv: ReadonlyArray<string>): Effect.Effect<number> => {
             ? ExitCode.usage
             : error._tag === "ChainBroken"
               ? ExitCode.broken
-              : ExitCode.failed
+              : error._tag === "StoreIncomplete"
+                ? ExitCode.incomplete
+                : ExitCode.failed
         return report(error.message, code)
       }),
       Effect.catchAllDefect((defect) => report(`internal error: ${String(defect)}`, ExitCode.failed)),

@@ -7,6 +7,7 @@ import { SqlError } from "@effect/sql/SqlError"
 import * as Cause from "effect/Cause"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as ParseResult from "effect/ParseResult"
 import * as Schedule from "effect/Schedule"
 import { StoreDiskFull, StoreUnavailable } from "../StoreErrors.js"
 
@@ -29,6 +30,19 @@ const describe = (error: unknown): string => {
   return (causes.at(-1) ?? "unknown failure").split("\n")[0] ?? "unknown failure"
 }
 
+/**
+ * PostgreSQL refused the connection because the database does not exist (SQLSTATE 3D000,
+ * invalid_catalog_name): told apart by code, not by the server's words, which follow its locale.
+ */
+export const isMissingDatabase = (error: unknown): boolean => {
+  let current: unknown = error
+  for (let depth = 0; depth < 4 && typeof current === "object" && current !== null; depth++) {
+    if ("code" in current && current.code === "3D000") return true
+    current = "cause" in current ? current.cause : undefined
+  }
+  return false
+}
+
 /** The typed error for a driver failure on `target`. */
 export const toStoreError = (target: string, error: unknown): StoreDiskFull | StoreUnavailable => {
   const reason = describe(error)
@@ -43,10 +57,15 @@ const busy = /SQLITE_BUSY|database is locked/i
  */
 const whileBusy = Schedule.exponential(Duration.millis(10), 1.5).pipe(Schedule.intersect(Schedule.recurs(15)))
 
-/** Maps an effect's SQL failures, and its defects (the Migrator dies on a failed migration), to store errors. */
+/**
+ * Maps an effect's SQL failures, rows that do not decode (a store edited by hand or damaged),
+ * and its defects (the Migrator dies on a failed migration), to store errors.
+ */
 export const mapSqlFailure =
   (target: string) =>
-  <A, E, R>(effect: Effect.Effect<A, E | SqlError, R>) =>
+  <A, E, R>(
+    effect: Effect.Effect<A, E | SqlError | ParseResult.ParseError, R>
+  ): Effect.Effect<A, Exclude<Exclude<E, SqlError>, ParseResult.ParseError> | StoreDiskFull | StoreUnavailable, R> =>
     effect.pipe(
       Effect.retry({
         schedule: whileBusy,
@@ -55,6 +74,9 @@ export const mapSqlFailure =
       Effect.catchIf(
         (error): error is SqlError => error instanceof SqlError,
         (error) => Effect.fail(toStoreError(target, error))
+      ),
+      Effect.catchIf(ParseResult.isParseError, (error) =>
+        Effect.fail(new StoreUnavailable({ target, reason: `a stored row does not decode: ${describe(error)}` }))
       ),
       Effect.catchAllDefect((defect) =>
         Cause.isInterruptedException(defect) ? Effect.die(defect) : Effect.fail(toStoreError(target, defect))

@@ -1,0 +1,50 @@
+import type { StoreCoverage } from "@account-bills/store"
+import { describe, expect, it } from "@effect/vitest"
+import { describeCoverage, readsWhole } from "../src/cli/FromStore.js"
+
+const day = 86_400_000
+const may = Date.UTC(2025, 4, 1)
+
+const coverage = (fields: Partial<StoreCoverage>): StoreCoverage => ({
+  account: "main",
+  kind: "spot",
+  coveredFrom: 0,
+  coveredTo: may,
+  unfinished: false,
+  bills: 20_000,
+  ...fields
+})
+
+describe("what a read from a store says it holds", () => {
+  it("one phrase per kind: the window held completely, and an unfinished sync", () => {
+    expect(describeCoverage(coverage({}))).toBe(
+      "spot: the store holds every bill up to 2025-05-01T00:00:00.000Z (20000 bills)"
+    )
+    expect(describeCoverage(coverage({ coveredFrom: may - day, bills: 1 }))).toBe(
+      "spot: the store holds every bill from 2025-04-30T00:00:00.000Z up to 2025-05-01T00:00:00.000Z (1 bill)"
+    )
+    expect(describeCoverage(coverage({ unfinished: true, bills: 20_100 }))).toBe(
+      "spot: the store holds every bill up to 2025-05-01T00:00:00.000Z; a sync after that is unfinished (20100 bills held in all)"
+    )
+    expect(describeCoverage(coverage({ coveredFrom: null, coveredTo: null, unfinished: true, bills: 1_684 }))).toBe(
+      "spot: no sync into the store has finished (1684 bills held so far)"
+    )
+  })
+
+  it("a read is whole when no sync is unfinished, or when it asks only for the window held completely", () => {
+    expect(readsWhole(coverage({}), {})).toBe(true)
+    // A store as of its last sync: later bills are not asked of it.
+    expect(readsWhole(coverage({}), { from: may + day })).toBe(true)
+    const interrupted = coverage({ coveredFrom: may - 30 * day, unfinished: true })
+    expect(readsWhole(interrupted, {})).toBe(false)
+    expect(readsWhole(interrupted, { from: may - 30 * day })).toBe(false)
+    expect(readsWhole(interrupted, { from: may - 30 * day, to: may })).toBe(true)
+    expect(readsWhole(interrupted, { from: may - 10 * day, to: may - day })).toBe(true)
+    expect(readsWhole(interrupted, { from: may - 10 * day, to: may + 1 })).toBe(false)
+    expect(readsWhole(interrupted, { from: may - 30 * day - 1, to: may })).toBe(false)
+    expect(readsWhole(interrupted, { to: may })).toBe(false)
+    expect(readsWhole(coverage({ coveredFrom: null, coveredTo: null, unfinished: true }), { from: 0, to: 1 })).toBe(
+      false
+    )
+  })
+})

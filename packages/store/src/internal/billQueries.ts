@@ -1,0 +1,125 @@
+/**
+ * The bills of `ab_bills`: kept as the exchange sent them (amounts and ids as text, the raw
+ * record as JSON), and listed back the way the exchange lists them.
+ */
+import type { FundingBill, SpotBill } from "@account-bills/core"
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as SqlSchema from "@effect/sql/SqlSchema"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
+import { CountRow, FundingRow, Kind, Order, SpotRow, SyncKey } from "./storeRows.js"
+
+/** A bill as a row of `ab_bills`. */
+const BillRow = Schema.Struct({
+  account: Schema.String,
+  kind: Kind,
+  bill_id: Schema.String,
+  c_time: Schema.Number,
+  coin_id: Schema.Number,
+  coin_name: Schema.String,
+  biz_type: Schema.String,
+  delta_amount: Schema.String,
+  after_amount: Schema.String,
+  fees: Schema.String,
+  fill_size: Schema.NullOr(Schema.String),
+  fill_value: Schema.NullOr(Schema.String),
+  raw: Schema.String
+})
+
+/** Amounts as the exchange wrote them: the raw record's text, never a re-rendered number. */
+const text = (raw: Readonly<Record<string, unknown>>, field: string): string | null => {
+  const value = raw[field]
+  return value === null || value === undefined ? null : typeof value === "string" ? value : JSON.stringify(value)
+}
+
+/** The row of a bill of (account, kind). */
+export const toRow = (account: string, kind: typeof Kind.Type, bill: FundingBill | SpotBill): typeof BillRow.Type => ({
+  account,
+  kind,
+  bill_id: bill.billId,
+  c_time: Number(bill.raw.cTime),
+  coin_id: bill.coinId,
+  coin_name: bill.coinName,
+  biz_type: bill.bizType,
+  delta_amount: text(bill.raw, "deltaAmount") ?? "",
+  after_amount: text(bill.raw, "afterAmount") ?? "",
+  fees: text(bill.raw, "fees") ?? "",
+  fill_size: text(bill.raw, "fillSize"),
+  fill_value: text(bill.raw, "fillValue"),
+  raw: JSON.stringify(bill.raw)
+})
+
+/** The filter and window of a read, inclusive bounds in epoch ms, with its listing order. */
+const Listing = Schema.Struct({
+  account: Schema.String,
+  kind: Kind,
+  order: Order,
+  coinId: Schema.optional(Schema.Number),
+  bizType: Schema.optional(Schema.String),
+  start: Schema.optional(Schema.Number),
+  end: Schema.optional(Schema.Number),
+  limit: Schema.Number,
+  offset: Schema.Number
+})
+
+/** The queries on `ab_bills`, over the `SqlClient` in context. */
+export const make = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+
+  /** Inserts the rows, dropping those whose key is held already; one row back per new bill. */
+  const insert = SqlSchema.findAll({
+    Request: Schema.Array(BillRow),
+    Result: Schema.Struct({ bill_id: Schema.String }),
+    execute: (rows) =>
+      rows.length === 0
+        ? Effect.succeed([])
+        : sql`INSERT INTO ab_bills ${sql.insert(rows)} ON CONFLICT DO NOTHING RETURNING bill_id`
+  })
+
+  const where = (query: typeof Listing.Encoded) =>
+    sql.and([
+      sql`account = ${query.account}`,
+      sql`kind = ${query.kind}`,
+      ...(query.coinId === undefined ? [] : [sql`coin_id = ${query.coinId}`]),
+      ...(query.bizType === undefined ? [] : [sql`biz_type = ${query.bizType}`]),
+      ...(query.start === undefined ? [] : [sql`c_time >= ${query.start}`]),
+      ...(query.end === undefined ? [] : [sql`c_time <= ${query.end}`])
+    ])
+
+  // Ids are digit strings: by length, then by text, is numeric order without leaving text.
+  const listed = (query: typeof Listing.Encoded) =>
+    sql`SELECT raw FROM ab_bills WHERE ${where(query)} ${
+      query.order === "newest-first"
+        ? sql`ORDER BY c_time DESC, LENGTH(bill_id) DESC, bill_id DESC`
+        : sql`ORDER BY c_time ASC, LENGTH(bill_id) ASC, bill_id ASC`
+    } LIMIT ${query.limit} OFFSET ${query.offset}`
+
+  /** How many bills match a listing's filter and window (its limit and offset aside). */
+  const countMatching = SqlSchema.findOne({
+    Request: Listing,
+    Result: CountRow,
+    execute: (query) => sql`SELECT COUNT(*) AS n FROM ab_bills WHERE ${where(query)}`
+  })
+
+  const fundingRows = SqlSchema.findAll({ Request: Listing, Result: FundingRow, execute: listed })
+  const spotRows = SqlSchema.findAll({ Request: Listing, Result: SpotRow, execute: listed })
+
+  /** How many bills of (account, kind) the store holds. */
+  const count = SqlSchema.findOne({
+    Request: SyncKey,
+    Result: CountRow,
+    execute: (key) => sql`SELECT COUNT(*) AS n FROM ab_bills WHERE account = ${key.account} AND kind = ${key.kind}`
+  })
+
+  const countOf = <E, R>(found: Effect.Effect<Option.Option<typeof CountRow.Type>, E, R>) =>
+    Effect.map(found, Option.match({ onNone: () => 0, onSome: (row) => row.n ?? 0 }))
+
+  return {
+    insert,
+    count: (key: typeof SyncKey.Type) => countOf(count(key)),
+    countMatching: (query: typeof Listing.Type) => countOf(countMatching(query)),
+    funding: (query: typeof Listing.Type) => Effect.map(fundingRows(query), (rows) => rows.map((row) => row.raw)),
+    spot: (query: typeof Listing.Type) => Effect.map(spotRows(query), (rows) => rows.map((row) => row.raw))
+  } as const
+})

@@ -1,0 +1,223 @@
+/**
+ * The store's operations over the `SqlClient` in context, composed from the queries of each
+ * table. Pages commit their bills and the fenced cursor in one transaction.
+ */
+import { FundingBillsPage } from "@account-bills/core"
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import type {
+  BillKind,
+  BillsStoreShape,
+  OpenOptions,
+  PageCommit,
+  StoreCoverage,
+  StoredAccount,
+  StoredBillsQuery,
+  StoreFailure,
+  SyncState
+} from "../BillsStore.js"
+import type { StoreAccount } from "../StoreAccount.js"
+import { StoreAccountMismatch, type StoreNotFound, type StoreTooNew, SyncBusy } from "../StoreErrors.js"
+import * as AccountQueries from "./accountQueries.js"
+import * as BillQueries from "./billQueries.js"
+import * as LeaseQueries from "./leaseQueries.js"
+import { openStore } from "./openStore.js"
+import { mapSqlFailure } from "./sqlFailure.js"
+import * as SyncStateQueries from "./syncStateQueries.js"
+
+/** The operation as a span of its own, as `Effect.fn` makes one. */
+const traced = <Args extends ReadonlyArray<unknown>, A, E, R>(
+  name: string,
+  operation: (...args: Args) => Effect.Effect<A, E, R>
+): ((...args: Args) => Effect.Effect<A, E, R>) =>
+  Effect.fn(name)(function* (...args: Args) {
+    return yield* operation(...args)
+  })
+
+const now = Effect.clockWith((clock) => clock.currentTimeMillis)
+
+/**
+ * Opens the store on the `SqlClient` in context: runs the migrations, and refuses a store
+ * whose schema is newer than this code.
+ */
+export const make = (
+  target: string,
+  options: OpenOptions = {}
+): Effect.Effect<BillsStoreShape, StoreFailure | StoreTooNew | StoreNotFound, SqlClient.SqlClient> =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const mapped = mapSqlFailure(target)
+    yield* openStore(target, { create: options.create ?? true })
+    const accountRows = yield* AccountQueries.make
+    const bills = yield* BillQueries.make
+    const leases = yield* LeaseQueries.make
+    const syncRows = yield* SyncStateQueries.make
+
+    const register = (account: StoreAccount) =>
+      mapped(
+        Effect.gen(function* () {
+          yield* accountRows.insert({
+            account: account.id,
+            fingerprint: account.fingerprint,
+            label: account.label ?? null
+          })
+          const row = yield* accountRows.byId(account.id)
+          if (Option.isNone(row) || row.value.fingerprint !== account.fingerprint) {
+            return yield* new StoreAccountMismatch({ label: account.id })
+          }
+        })
+      )
+
+    const state = (account: string, kind: BillKind) =>
+      mapped(
+        Effect.map(syncRows.read({ account, kind }), (found): SyncState => {
+          const row = Option.getOrUndefined(found)
+          const from = row?.covered_from ?? null
+          const to = row?.covered_to ?? null
+          return {
+            covered: from === null || to === null ? undefined : { from, to },
+            cursor: row?.cursor ?? undefined,
+            order: row?.server_order ?? "newest-first"
+          }
+        })
+      )
+
+    /** When the lease of (account, kind) runs out, for `SyncBusy`: now if nobody holds it. */
+    const leaseEnd = (account: string, kind: BillKind, at: number) =>
+      Effect.map(
+        syncRows.read({ account, kind }),
+        (row) => Option.getOrUndefined(Option.flatMapNullable(row, (r) => r.lease_until)) ?? at
+      )
+
+    const acquireLease = (account: string, kind: BillKind, owner: string, leaseMillis: number) =>
+      mapped(
+        sql.withTransaction(
+          Effect.gen(function* () {
+            const at = yield* now
+            yield* syncRows.ensure({ account, kind })
+            const taken = yield* leases.take({ account, kind, owner, now: at, until: at + leaseMillis })
+            if (taken.length > 0) return { acquired: true } as const
+            return { acquired: false, until: yield* leaseEnd(account, kind, at) } as const
+          })
+        )
+      )
+
+    const releaseLease = (account: string, kind: BillKind, owner: string) =>
+      mapped(leases.release({ account, kind, owner }))
+
+    // The bills first, the fenced cursor last: if the fence refuses, the transaction rolls back
+    // with the bills, and whoever holds the lease finds the store as it left it.
+    const commitPage = (page: PageCommit): Effect.Effect<number, StoreFailure | SyncBusy> =>
+      mapped(
+        sql.withTransaction(
+          Effect.gen(function* () {
+            const at = yield* now
+            const added = yield* bills.insert(
+              page.bills.map((bill) => BillQueries.toRow(page.account, page.kind, bill))
+            )
+            const advanced = yield* leases.advance({
+              account: page.account,
+              kind: page.kind,
+              owner: page.owner,
+              now: at,
+              until: at + page.leaseMillis,
+              cursor: page.finished === undefined ? page.cursor : null,
+              finished: page.finished ?? null,
+              order: page.order ?? null
+            })
+            if (advanced.length === 0) {
+              return yield* new SyncBusy({
+                account: page.account,
+                kind: page.kind,
+                until: yield* leaseEnd(page.account, page.kind, at)
+              })
+            }
+            return added.length
+          })
+        )
+      )
+
+    const orderOf = (account: string, kind: BillKind) => Effect.map(state(account, kind), (current) => current.order)
+
+    const fundingPage = (
+      account: string,
+      query: StoredBillsQuery & { readonly pageIndex: number; readonly pageSize: number }
+    ) =>
+      Effect.gen(function* () {
+        const listing = {
+          account,
+          kind: "funding" as const,
+          order: yield* orderOf(account, "funding"),
+          coinId: query.coinId,
+          bizType: query.bizType,
+          start: query.start,
+          end: query.end,
+          limit: query.pageSize,
+          offset: (query.pageIndex - 1) * query.pageSize
+        }
+        const total = yield* mapped(bills.countMatching(listing))
+        const items = yield* mapped(bills.funding(listing))
+        return new FundingBillsPage({
+          total,
+          page: query.pageIndex,
+          pageSize: query.pageSize,
+          hasNextPage: listing.offset + items.length < total,
+          items
+        })
+      })
+
+    const spotPage = (account: string, query: StoredBillsQuery & { readonly limit: number }) =>
+      Effect.gen(function* () {
+        return yield* mapped(
+          bills.spot({
+            account,
+            kind: "spot",
+            order: yield* orderOf(account, "spot"),
+            coinId: query.coinId,
+            bizType: query.bizType,
+            start: query.start,
+            end: query.end,
+            limit: query.limit,
+            offset: 0
+          })
+        )
+      })
+
+    const count = (account: string, kind: BillKind) => mapped(bills.count({ account, kind }))
+
+    const coverage = (account: string, kind: BillKind) =>
+      Effect.map(
+        Effect.all([state(account, kind), count(account, kind)]),
+        ([current, held]): StoreCoverage => ({
+          account,
+          kind,
+          coveredFrom: current.covered?.from ?? null,
+          coveredTo: current.covered?.to ?? null,
+          unfinished: current.cursor !== undefined || current.covered === undefined,
+          bills: held
+        })
+      )
+
+    const accounts = mapped(
+      Effect.map(accountRows.all, (rows) =>
+        rows.map(
+          (row): StoredAccount => ({ id: row.account, fingerprint: row.fingerprint, label: row.label ?? undefined })
+        )
+      )
+    )
+
+    return {
+      accounts,
+      target,
+      register: traced("BillsStore.register", register),
+      state,
+      acquireLease: traced("BillsStore.acquireLease", acquireLease),
+      releaseLease: traced("BillsStore.releaseLease", releaseLease),
+      commitPage: traced("BillsStore.commitPage", commitPage),
+      fundingPage: traced("BillsStore.fundingPage", fundingPage),
+      spotPage: traced("BillsStore.spotPage", spotPage),
+      count,
+      coverage: traced("BillsStore.coverage", coverage)
+    }
+  })

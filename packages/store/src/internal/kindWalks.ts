@@ -1,0 +1,99 @@
+/**
+ * What a sync needs of each kind's walk, one entry per kind: how its stored cursor decodes and
+ * encodes, which stream continues it, and what a page says of the exchange's order. The sync
+ * itself is the same for both kinds.
+ */
+import {
+  BillsApi,
+  type BillsError,
+  type FundingBill,
+  FundingCursor,
+  type FundingPage,
+  type SpotBill,
+  SpotCursor,
+  type SpotPage
+} from "@account-bills/core"
+import * as DateTime from "effect/DateTime"
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
+import * as Stream from "effect/Stream"
+import type { BillKind, ListOrder } from "../BillsStore.js"
+
+/** One page of either walk, as the sync commits it. */
+export interface WalkPage {
+  readonly bills: ReadonlyArray<FundingBill | SpotBill>
+  readonly cursor: FundingCursor | SpotCursor
+  /** The cursor as stored, to resume from. */
+  readonly encoded: string
+  /** The exchange's order, when this page shows it. */
+  readonly order: ListOrder | undefined
+}
+
+/** Where a walk starts: a fresh window from `from`, or a stored cursor. */
+export interface WalkStart {
+  readonly from: number | undefined
+  readonly cursor: string | undefined
+  readonly concurrency: number | undefined
+}
+
+/** A kind's walk for the sync: the stored cursor fails to decode with its reason. */
+export type KindWalk = (
+  start: WalkStart
+) => Effect.Effect<Stream.Stream<WalkPage, BillsError>, { readonly reason: string }, BillsApi>
+
+/** The funding order as one page shows it: times falling means newest first. */
+const fundingOrder = (page: FundingPage): ListOrder | undefined => {
+  const first = page.bills[0]
+  const last = page.bills.at(-1)
+  if (first === undefined || last === undefined) return undefined
+  const a = DateTime.toEpochMillis(first.cTime)
+  const b = DateTime.toEpochMillis(last.cTime)
+  return a === b ? undefined : a > b ? "newest-first" : "oldest-first"
+}
+
+const spotOrder = (page: SpotPage): ListOrder | undefined =>
+  page.cursor.order === "unknown" ? undefined : page.cursor.order
+
+/** A kind's walk from its cursor schema, its stream and its order rule. */
+const kindWalk = <
+  C extends FundingCursor | SpotCursor,
+  I,
+  P extends { readonly bills: WalkPage["bills"]; readonly cursor: C }
+>(
+  cursorSchema: Schema.Schema<C, I>,
+  stream: (
+    api: typeof BillsApi.Service,
+    query: { readonly from?: number | undefined; readonly cursor?: C; readonly concurrency: number | undefined }
+  ) => Stream.Stream<P, BillsError>,
+  orderOf: (page: P) => ListOrder | undefined
+): KindWalk => {
+  const json = Schema.parseJson(cursorSchema)
+  const encode = Schema.encodeSync(json)
+  const decode = Schema.decodeUnknown(json)
+  return (start) =>
+    Effect.gen(function* () {
+      const api = yield* BillsApi
+      const cursor =
+        start.cursor === undefined
+          ? undefined
+          : yield* Effect.mapError(decode(start.cursor), (error) => ({ reason: error.message }))
+      const pages = stream(
+        api,
+        cursor === undefined
+          ? { from: start.from, concurrency: start.concurrency }
+          : { cursor, concurrency: start.concurrency }
+      )
+      return Stream.map(pages, (page) => ({
+        bills: page.bills,
+        cursor: page.cursor,
+        encoded: encode(page.cursor),
+        order: orderOf(page)
+      }))
+    })
+}
+
+/** Each kind's walk. */
+export const kindWalks: Record<BillKind, KindWalk> = {
+  funding: kindWalk(FundingCursor, (api, query) => api.streamFundingPages(query), fundingOrder),
+  spot: kindWalk(SpotCursor, (api, query) => api.streamSpotPages(query), spotOrder)
+}

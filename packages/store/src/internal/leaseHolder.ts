@@ -1,0 +1,55 @@
+/**
+ * A sync's hold on the lease of one account and kind, for the life of a scope: taken (waiting
+ * for another holder up to a limit), renewed while the scope is open, and let go however the
+ * scope closes. A killed holder's lease simply runs out.
+ */
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import type * as Scope from "effect/Scope"
+import { type BillKind, BillsStore, type StoreFailure } from "../BillsStore.js"
+import { SyncBusy } from "../StoreErrors.js"
+
+/** Whose lease, for how long, and how long to wait for another holder. */
+export interface LeaseTerms {
+  readonly account: string
+  readonly kind: BillKind
+  readonly owner: string
+  readonly leaseMillis: number
+  readonly waitMillis: number
+}
+
+const now = Effect.clockWith((clock) => clock.currentTimeMillis)
+
+/** Takes the lease, polling while another holder has it; `SyncBusy` once `waitMillis` have passed. */
+const acquire = (terms: LeaseTerms) =>
+  Effect.gen(function* () {
+    const store = yield* BillsStore
+    const started = yield* now
+    while (true) {
+      const lease = yield* store.acquireLease(terms.account, terms.kind, terms.owner, terms.leaseMillis)
+      if (lease.acquired) return
+      const at = yield* now
+      if (at - started >= terms.waitMillis) {
+        return yield* new SyncBusy({ account: terms.account, kind: terms.kind, until: lease.until })
+      }
+      yield* Effect.sleep(Duration.millis(Math.min(Math.max(lease.until - at, 1), 250, terms.waitMillis)))
+    }
+  })
+
+/**
+ * Holds the lease until the scope closes; renewed every third of its length, so that a slow
+ * page does not let it run out under the walk.
+ */
+export const hold = (terms: LeaseTerms): Effect.Effect<void, StoreFailure | SyncBusy, BillsStore | Scope.Scope> =>
+  Effect.gen(function* () {
+    const store = yield* BillsStore
+    yield* Effect.acquireRelease(acquire(terms), () =>
+      Effect.ignore(store.releaseLease(terms.account, terms.kind, terms.owner))
+    )
+    yield* Effect.forkScoped(
+      Effect.ignore(store.acquireLease(terms.account, terms.kind, terms.owner, terms.leaseMillis)).pipe(
+        Effect.delay(Duration.millis(Math.max(terms.leaseMillis / 3, 1))),
+        Effect.forever
+      )
+    )
+  })

@@ -1,0 +1,87 @@
+/**
+ * The lease of an account and kind, and the fence it makes: a sync writes only while it holds a
+ * lease that has not run out. Every write that depends on the lease states that condition in its
+ * own `WHERE`, so the check and the write are one statement: PostgreSQL re-checks it on the row's
+ * latest version after waiting for its lock (a `SELECT` then an `UPDATE` would let two processes
+ * both pass under READ COMMITTED), and SQLite runs it under the write lock.
+ */
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as SqlSchema from "@effect/sql/SqlSchema"
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
+import { Kind, Order } from "./storeRows.js"
+
+/** A lease to take or renew: `until` is when it runs out unless renewed, epoch ms. */
+const LeaseRequest = Schema.Struct({
+  account: Schema.String,
+  kind: Kind,
+  owner: Schema.String,
+  now: Schema.Number,
+  until: Schema.Number
+})
+
+/** A walk's progress to record under the lease: its cursor, or the window it finished. */
+const AdvanceRequest = Schema.Struct({
+  account: Schema.String,
+  kind: Kind,
+  owner: Schema.String,
+  now: Schema.Number,
+  until: Schema.Number,
+  cursor: Schema.NullOr(Schema.String),
+  finished: Schema.NullOr(Schema.Struct({ from: Schema.Number, to: Schema.Number })),
+  order: Schema.NullOr(Order)
+})
+
+/** A row the condition let through. */
+const Touched = Schema.Struct({ account: Schema.String })
+
+/** The lease queries on `ab_sync`, over the `SqlClient` in context. */
+export const make = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+
+  /** Takes the lease if it is free, run out, or already the owner's; some row when taken. */
+  const take = SqlSchema.findAll({
+    Request: LeaseRequest,
+    Result: Touched,
+    execute: (lease) =>
+      sql`UPDATE ab_sync SET lease_owner = ${lease.owner}, lease_until = ${lease.until}
+        WHERE account = ${lease.account} AND kind = ${lease.kind}
+          AND (lease_owner IS NULL OR lease_owner = ${lease.owner} OR lease_until < ${lease.now})
+        RETURNING account`
+  })
+
+  /** Lets the lease go, if the owner still holds it. */
+  const release = SqlSchema.void({
+    Request: Schema.Struct({ account: Schema.String, kind: Kind, owner: Schema.String }),
+    execute: (lease) =>
+      sql`UPDATE ab_sync SET lease_owner = NULL, lease_until = NULL
+        WHERE account = ${lease.account} AND kind = ${lease.kind} AND lease_owner = ${lease.owner}`
+  })
+
+  /**
+   * Records a walk's progress and renews the lease, only while the owner holds a lease that has
+   * not run out; no row comes back otherwise. A finished walk widens the covered window to take
+   * in the window it read, and drops the cursor.
+   */
+  const advance = SqlSchema.findAll({
+    Request: AdvanceRequest,
+    Result: Touched,
+    execute: (page) => {
+      const fence = sql`account = ${page.account} AND kind = ${page.kind}
+        AND lease_owner = ${page.owner} AND lease_until >= ${page.now}`
+      const order = sql`server_order = COALESCE(${page.order}, server_order)`
+      return page.finished === null
+        ? sql`UPDATE ab_sync SET cursor = ${page.cursor}, ${order}, lease_until = ${page.until}
+            WHERE ${fence} RETURNING account`
+        : sql`UPDATE ab_sync SET cursor = NULL,
+            covered_from = CASE WHEN covered_from IS NULL OR covered_from > ${page.finished.from}
+              THEN ${page.finished.from} ELSE covered_from END,
+            covered_to = CASE WHEN covered_to IS NULL OR covered_to < ${page.finished.to}
+              THEN ${page.finished.to} ELSE covered_to END,
+            ${order}, lease_until = ${page.until}
+            WHERE ${fence} RETURNING account`
+    }
+  })
+
+  return { take, release, advance } as const
+})

@@ -1,0 +1,46 @@
+/**
+ * The store's rows as `Schema`s: what the engines return is decoded, never cast. SQLite returns
+ * integers as numbers and PostgreSQL returns BIGINT (and `COUNT(*)`) as digit strings; both
+ * decode through `DbInt`. A stored bill is the exchange's JSON text, decoded as the client
+ * decodes a response.
+ */
+import { FundingBillFromWire, SpotBillFromWire } from "@account-bills/core"
+import * as Schema from "effect/Schema"
+
+/** An integer column, whichever way the engine returns it. */
+export const DbInt = Schema.Union(Schema.Int, Schema.compose(Schema.NumberFromString, Schema.Int))
+
+/** The two kinds of bills, as stored in the `kind` column. */
+export const Kind = Schema.Literal("funding", "spot")
+
+/** The order the exchange lists in, as stored in `server_order`. */
+export const Order = Schema.Literal("newest-first", "oldest-first")
+
+/** The key of a row of `ab_sync` (and of the bills of one account and kind). */
+export const SyncKey = Schema.Struct({ account: Schema.String, kind: Kind })
+
+/** A row of `ab_sync`: what is covered, the walk's cursor, and the lease. */
+export const SyncRow = Schema.Struct({
+  covered_from: Schema.NullOr(DbInt),
+  covered_to: Schema.NullOr(DbInt),
+  cursor: Schema.NullOr(Schema.String),
+  server_order: Schema.NullOr(Order),
+  lease_owner: Schema.NullOr(Schema.String),
+  lease_until: Schema.NullOr(DbInt)
+})
+
+/** A row of `ab_accounts`. */
+export const AccountRow = Schema.Struct({
+  account: Schema.String,
+  fingerprint: Schema.String,
+  label: Schema.NullOr(Schema.String)
+})
+
+/** The answer of a `COUNT(*) AS n` or `MAX(...) AS n`. */
+export const CountRow = Schema.Struct({ n: Schema.NullOr(DbInt) })
+
+/** A stored funding bill: the exchange's record as JSON text. */
+export const FundingRow = Schema.Struct({ raw: Schema.parseJson(FundingBillFromWire) })
+
+/** A stored spot bill: the exchange's record as JSON text. */
+export const SpotRow = Schema.Struct({ raw: Schema.parseJson(SpotBillFromWire) })
