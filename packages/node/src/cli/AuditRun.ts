@@ -12,6 +12,7 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { NodeBillsApi } from "../NodeBillsApi.js"
 import { plain } from "./CoinSummary.js"
+import { importStore } from "./StoreModule.js"
 import type { UsageError } from "./UsageError.js"
 import { validateWindow, type WindowFlags } from "./WindowFlags.js"
 
@@ -130,7 +131,7 @@ export const auditWith = (parsed: AuditFlags) =>
       onNone: () => runAudit(query).pipe(Effect.provide(NodeBillsApi.layerConfig())),
       onSome: (db) =>
         Effect.flatMap(
-          Effect.promise(() => import("./FromStore.js")),
+          importStore("bills audit --db", () => import("./FromStore.js")),
           ({ fromStore }) => fromStore(db)(runAudit(query))
         )
     })

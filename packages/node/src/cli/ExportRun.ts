@@ -15,6 +15,8 @@ import { NodeBillsApi } from "../NodeBillsApi.js"
 import type { Account } from "./BillFormat.js"
 import { exportBills } from "./ExportBills.js"
 import { type ExportFlags, validateExportFlags } from "./ExportFlags.js"
+import { warnAboveRateLimit } from "./Flags.js"
+import { importStore } from "./StoreModule.js"
 
 /** The ends of the two operations' paths (DESIGN section 1): the rest of a URL is the base's. */
 const fundingPath = "/account/fundingBills"
@@ -56,9 +58,10 @@ export const runExport = (parsed: ExportFlags) =>
   Effect.gen(function* () {
     const { request, maxRps } = yield* validateExportFlags(parsed)
     if (Option.isSome(parsed.db)) {
-      const { fromStore } = yield* Effect.promise(() => import("./FromStore.js"))
+      const { fromStore } = yield* importStore("bills export --db", () => import("./FromStore.js"))
       return yield* fromStore(parsed.db.value)(exportBills(request, { live: false, requests: () => Effect.succeed(0) }))
     }
+    yield* warnAboveRateLimit(maxRps)
     const http = yield* countingUndici
     yield* exportBills(request, { live: process.stderr.isTTY === true, requests: http.requestsOf }).pipe(
       Effect.provide(NodeBillsApi.layerConfig({ rateLimit: { limit: maxRps }, httpClient: http.layer }))

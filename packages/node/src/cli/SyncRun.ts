@@ -12,9 +12,8 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import { NodeBillsApi } from "../NodeBillsApi.js"
 import { countingUndici } from "./ExportRun.js"
+import { warnAboveRateLimit } from "./Flags.js"
 import type { SyncFlags } from "./SyncCommand.js"
-import { parseTime } from "./TimeFlag.js"
-import { UsageError } from "./UsageError.js"
 
 /**
  * Runs `bills sync` with the parsed flags.
@@ -24,14 +23,8 @@ import { UsageError } from "./UsageError.js"
  */
 export const runSync = (parsed: SyncFlags) =>
   Effect.gen(function* () {
-    const from = yield* Option.match(parsed.from, {
-      onNone: () => Effect.succeed(undefined),
-      onSome: (text) => Effect.mapError(parseTime("from", text), (reason) => new UsageError({ reason }))
-    })
-    if (parsed.overlap < 0)
-      return yield* new UsageError({ reason: `--overlap must be 0 or more, got ${parsed.overlap}` })
-    if (parsed.maxRps < 1)
-      return yield* new UsageError({ reason: `--max-rps must be at least 1, got ${parsed.maxRps}` })
+    const from = Option.getOrUndefined(parsed.from)
+    yield* warnAboveRateLimit(parsed.maxRps)
     const apiKey = yield* Config.redacted("WEEX_API_KEY")
     const http = yield* countingUndici
     const summaries = yield* Sync.run({
