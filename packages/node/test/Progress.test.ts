@@ -14,10 +14,28 @@ describe("progress lines", () => {
     )
   })
 
-  it("the summary line of an account", () => {
-    // The rate counts one window beyond the run: 20 requests in 1.5 s are 8 a second.
+  it("the summary line of an account: no rate over a run too short to have one, so it never contradicts itself", () => {
     expect(render("funding", { bills: 2_000, pages: 20, requests: 20, elapsedMillis: 1_500 })).toBe(
-      "funding: 2000 bills, 20 pages, 20 requests (8.0 req/s), 1.5 s"
+      "funding: 2000 bills, 20 pages, 20 requests in 1.5 s"
     )
+    expect(render("spot", { bills: 1, pages: 1, requests: 1, elapsedMillis: 100 })).toBe(
+      "spot: 1 bill, 1 page, 1 request in 0.1 s"
+    )
+  })
+
+  it("the summary line of a longer run: the plain average rate, which agrees with its requests and seconds", () => {
+    expect(render("spot", { bills: 9_000, pages: 90, requests: 100, elapsedMillis: 10_000 })).toBe(
+      "spot: 9000 bills, 90 pages, 100 requests in 10.0 s (10.0 req/s)"
+    )
+  })
+
+  it("the live text of an account whose share is not known: what is known, the rate and the time reached", () => {
+    expect(
+      renderLive(
+        "spot",
+        { bills: 4_200, pages: 42, requests: 45, share: undefined, reached: Date.UTC(2026, 8, 1, 12, 0, 30) },
+        5_000
+      )
+    ).toBe("spot 4200 bills, 42 pages, 9.0 req/s, reached 2026-09-01T12:00Z")
   })
 })

@@ -73,8 +73,8 @@ describe("bills sync, export --db and audit --db, as processes", () => {
     expect(audit.stdout).toContain("whole: every chain holds")
     expect(audit.code).toBe(0)
     const again = await runCli(["sync", "--db", db, "--max-rps", "50"], env())
-    expect(again.stderr).toContain("funding: 0 new bills in 1 requests")
-    expect(again.stderr).toContain("spot: 0 new bills in 1 requests")
+    expect(again.stderr).toContain("funding: 0 new bills in 1 request;")
+    expect(again.stderr).toContain("spot: 0 new bills in 1 request;")
   }, 180_000)
 
   it("refuses a database URL with a password in one line, without the password", async () => {

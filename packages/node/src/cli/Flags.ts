@@ -92,9 +92,7 @@ export const from = Options.text("from").pipe(
       )
     )
   ),
-  Options.withDescription(
-    "earliest time, inclusive: ISO-8601 (a time without a zone is UTC) or epoch milliseconds"
-  ),
+  Options.withDescription("earliest time, inclusive: ISO-8601 (a time without a zone is UTC) or epoch milliseconds"),
   Options.optional
 )
 
