@@ -16,7 +16,7 @@ import * as Schema from "effect/Schema"
  * @category constants
  */
 export const storeInstallCommand =
-  'npm install @account-bills/store@^0.1.0 "@effect/sql@^0.52.1" "@effect/experimental@^0.61.1"'
+  'npm install @account-bills/store "@effect/sql@^0.52.1" "@effect/experimental@^0.61.1"'
 
 /**
  * Packages whose absence means the store is not installed: the store, its drivers and its peers.
