@@ -3,7 +3,7 @@
  * `spotBills`), as Effect `Metric`s: export them with `@effect/opentelemetry` like any other
  * Effect metric, or read them with `Metric.value`.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 import * as Metric from "effect/Metric"
 import type { OperationName } from "./Operation.js"
@@ -11,7 +11,7 @@ import type { OperationName } from "./Operation.js"
 /**
  * Attempts sent to the exchange, retries included.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category metrics
  */
 export const requests = Metric.counter("account_bills_requests", {
@@ -22,7 +22,7 @@ export const requests = Metric.counter("account_bills_requests", {
 /**
  * Attempts the exchange refused for its rate limit (HTTP 429 or its rate-limit code).
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category metrics
  */
 export const rateLimited = Metric.counter("account_bills_rate_limited", {
@@ -33,7 +33,7 @@ export const rateLimited = Metric.counter("account_bills_rate_limited", {
 /**
  * Attempts after the first of a call: retries of transient failures.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category metrics
  */
 export const retries = Metric.counter("account_bills_retries", {
@@ -44,7 +44,7 @@ export const retries = Metric.counter("account_bills_retries", {
 /**
  * Bills the streams emitted.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category metrics
  */
 export const bills = Metric.counter("account_bills_bills", {
@@ -55,7 +55,7 @@ export const bills = Metric.counter("account_bills_bills", {
 /**
  * A counter tagged with the operation it counts.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category combinators
  */
 export const forOperation = (
