@@ -1,8 +1,10 @@
 /**
  * The text of the progress lines.
  */
-import { describe, expect, it } from "@effect/vitest"
-import { render, renderLive } from "../src/cli/Progress.js"
+import { describe, expect, it, vi } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as TestClock from "effect/TestClock"
+import { makeProgress, render, renderLive } from "../src/cli/Progress.js"
 
 describe("progress lines", () => {
   it("the live text of an account: its share, the ETA by the pace so far, its counters", () => {
@@ -38,4 +40,35 @@ describe("progress lines", () => {
       )
     ).toBe("spot 4200 bills, 42 pages, 9.0 req/s, reached 2026-09-01T12:00Z")
   })
+})
+
+describe("the live block on a terminal", () => {
+  it.effect("every account on its own line, redrawn in place; a finished account's summary goes above", () =>
+    Effect.gen(function* () {
+      const written: Array<string> = []
+      const spy = vi.spyOn(process.stderr, "write").mockImplementation((chunk) => {
+        written.push(String(chunk))
+        return true
+      })
+      yield* Effect.gen(function* () {
+        const progress = yield* makeProgress(["funding", "spot"], true)
+        yield* TestClock.adjust("1 second")
+        yield* progress.update("funding", { bills: 100, pages: 1, requests: 1, share: 0.5 })
+        yield* TestClock.adjust("1 second")
+        yield* progress.update("spot", {
+          bills: 50,
+          pages: 1,
+          requests: 2,
+          share: undefined,
+          reached: Date.UTC(2026, 0, 1)
+        })
+        yield* progress.finish("funding", { bills: 200, pages: 2, requests: 2 })
+      }).pipe(Effect.ensuring(Effect.sync(() => spy.mockRestore())))
+      expect(written).toEqual([
+        "funding 50% ETA 1 s (100 bills, 1 req)\nspot 0% ETA ? (0 bills, 0 req)\n",
+        "\x1b[2F\x1b[Jfunding 50% ETA 2 s (100 bills, 1 req)\nspot 50 bills, 1 page, 1.0 req/s, reached 2026-01-01T00:00Z\n",
+        "\x1b[2F\x1b[Jfunding: 200 bills, 2 pages, 2 requests in 2.0 s\nspot 50 bills, 1 page, 1.0 req/s, reached 2026-01-01T00:00Z\n"
+      ])
+    })
+  )
 })
