@@ -83,11 +83,18 @@ describe("bills, as a person reads it", () => {
     )
   })
 
-  it("--max-rps above the exchange's limit is taken with a warning", async () => {
-    const result = await runCli(["export", "--account", "spot", "--max-rps", "11"], env())
-    expect(result.code).toBe(0)
-    expect(result.stdout.trimEnd().split("\n")).toHaveLength(300)
-    expect(result.stderr).toContain("bills: warning: --max-rps 11 is above the exchange's limit of 10")
+  it("--max-rps above the exchange's limit is taken with a warning toward the exchange (https), not toward a local fake", async () => {
+    const toExchange = await runCli(
+      ["export", "--account", "spot", "--max-rps", "11"],
+      env({ WEEX_BASE_URL: "https://127.0.0.1:9" })
+    )
+    expect(toExchange.stderr.split("\n")[0]).toBe(
+      "bills: warning: --max-rps 11 is above the exchange's limit of 10 requests per second per operation; expect 429 refusals and retries unless your account has a higher limit"
+    )
+    const toFake = await runCli(["export", "--account", "spot", "--max-rps", "11"], env())
+    expect(toFake.code).toBe(0)
+    expect(toFake.stdout.trimEnd().split("\n")).toHaveLength(300)
+    expect(toFake.stderr).not.toContain("warning")
   })
 
   it("a summary line agrees with itself: counts in the singular where they are one, no rate over a short run", async () => {

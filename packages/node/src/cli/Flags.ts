@@ -9,8 +9,10 @@
 import { fundingBizTypes, spotBizTypes } from "@account-bills/core"
 import * as Options from "@effect/cli/Options"
 import * as Clock from "effect/Clock"
+import * as Config from "effect/Config"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
+import * as Option from "effect/Option"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import { parseTime } from "./TimeFlag.js"
@@ -179,20 +181,23 @@ export const out = Options.text("out").pipe(
 export const exchangeRateLimit = 10
 
 /**
- * One line on stderr when `--max-rps` asks for more than the exchange allows: the value is
- * taken (an account may have a higher limit), but it usually trips 429 refusals.
+ * One line on stderr when `--max-rps` asks the exchange for more than it allows: the value is
+ * taken (an account may have a higher limit), but it usually trips 429 refusals. Only toward an
+ * https base URL, the exchange's (the default): plain http reaches only a loopback host, a fake
+ * exchange or a proxy on this machine, whose limit is its own.
  *
  * @since 0.1.0
  * @category utils
  */
 export const warnAboveRateLimit = (maxRps: number): Effect.Effect<void> =>
-  maxRps <= exchangeRateLimit
-    ? Effect.void
-    : Effect.sync(() =>
-        process.stderr.write(
-          `bills: warning: --max-rps ${maxRps} is above the exchange's limit of ${exchangeRateLimit} requests per second per operation; expect 429 refusals and retries unless your account has a higher limit\n`
-        )
-      )
+  Effect.gen(function* () {
+    if (maxRps <= exchangeRateLimit) return
+    const baseUrl = yield* Effect.orElseSucceed(Config.option(Config.string("WEEX_BASE_URL")), () => Option.none())
+    if (Option.isSome(baseUrl) && !baseUrl.value.startsWith("https:")) return
+    process.stderr.write(
+      `bills: warning: --max-rps ${maxRps} is above the exchange's limit of ${exchangeRateLimit} requests per second per operation; expect 429 refusals and retries unless your account has a higher limit\n`
+    )
+  })
 
 /**
  * `--max-rps N`: requests per second per operation.
