@@ -2,6 +2,7 @@
  * The one line `bills` prints for a failure whose own message speaks the library's words.
  */
 import { BillsApiError, BillsTransportError } from "@account-bills/core"
+import { StoreUnavailable } from "@account-bills/store"
 import { describe, expect, it } from "@effect/vitest"
 import * as ConfigError from "effect/ConfigError"
 import { describeFailure } from "../src/cli/FailureMessage.js"
@@ -41,6 +42,23 @@ describe("describeFailure", () => {
     })
     expect(describeFailure(error, now)).toBe(
       "spotBills: the exchange serves no bills that old (code 40704; it serves about the last three months, from 2026-08-26T12:00:00.000Z on): use a later --from"
+    )
+  })
+
+  it("a store that cannot be opened: a sentence, not the driver's ConnectionFailed(...)", () => {
+    const sqlite = new StoreUnavailable({
+      target: "/nope/bills.sqlite",
+      reason: 'ConnectionFailed("Unable to open connection to local database /nope/bills.sqlite: 14")'
+    })
+    expect(describeFailure(sqlite, now)).toBe(
+      "cannot use the store /nope/bills.sqlite: SQLite cannot open the file there: its folder does not exist or cannot be written"
+    )
+    const pg = new StoreUnavailable({
+      target: "postgres://u@127.0.0.1:9/db",
+      reason: "connect ECONNREFUSED 127.0.0.1:9"
+    })
+    expect(describeFailure(pg, now)).toBe(
+      "cannot use the store postgres://u@127.0.0.1:9/db: no PostgreSQL server answers at 127.0.0.1:9 (the connection was refused)"
     )
   })
 

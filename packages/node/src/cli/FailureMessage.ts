@@ -1,7 +1,8 @@
 /**
  * The one line `bills` prints for a failure: the error's own message, except where that message
- * speaks the library's internal words (a missing variable that says only `<redacted>`, an
- * HTTP client's `Transport error`), which are told here as a sentence with what to do.
+ * speaks the words of a library underneath (a missing variable that says only `<redacted>`, an
+ * HTTP client's `Transport error`, a SQL driver's `ConnectionFailed(...)`), which are told here
+ * as a sentence with what to do.
  *
  * @since 0.1.0
  */
@@ -20,6 +21,26 @@ const isTransportError = (error: unknown): error is BillsTransportError =>
   Predicate.isTagged(error, "BillsTransportError")
 
 const isApiError = (error: unknown): error is BillsApiError => Predicate.isTagged(error, "BillsApiError")
+
+/** The store's failure to open, as @effect/sql-libsql and pg word it (StoreUnavailable's `reason`). */
+const isStoreUnavailable = (error: unknown): error is { readonly target: string; readonly reason: string } =>
+  Predicate.isTagged(error, "StoreUnavailable") &&
+  Predicate.hasProperty(error, "target") &&
+  Predicate.hasProperty(error, "reason") &&
+  typeof error.target === "string" &&
+  typeof error.reason === "string"
+
+const storeReason = (reason: string): string | undefined => {
+  const sqlite = /^ConnectionFailed\("Unable to open connection to local database .*: (\d+)"\)$/.exec(reason)
+  if (sqlite !== null) {
+    return sqlite[1] === "14"
+      ? "SQLite cannot open the file there: its folder does not exist or cannot be written"
+      : `SQLite cannot open the file (SQLite code ${sqlite[1]})`
+  }
+  const refused = /connect ECONNREFUSED (\S+)/.exec(reason)
+  if (refused !== null) return `no PostgreSQL server answers at ${refused[1]} (the connection was refused)`
+  return undefined
+}
 
 /**
  * The line for `error`, without the `bills:` prefix; `now` dates the exchange's horizon.
@@ -40,6 +61,10 @@ export const describeFailure = (error: unknown, now: number): string => {
   if (isApiError(error) && error.reason === "HistoryLimit") {
     const since = new Date(now - servedHistoryMillis).toISOString()
     return `${error.operation}: the exchange serves no bills that old (code ${error.code}; it serves about the last three months, from ${since} on): use a later --from`
+  }
+  if (isStoreUnavailable(error)) {
+    const reason = storeReason(error.reason)
+    if (reason !== undefined) return `cannot use the store ${error.target}: ${reason}`
   }
   return Predicate.hasProperty(error, "message") ? String(error.message) : String(error)
 }
