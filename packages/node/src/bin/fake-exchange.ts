@@ -7,9 +7,21 @@
 import * as Command from "@effect/cli/Command"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
+import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import { fakeExchangeCommand } from "../cli/FakeExchangeCommand.js"
 
 const cli = Command.run(fakeExchangeCommand("pnpm bills"), { name: "fake-exchange", version: "0.1.0" })
 
-cli(process.argv).pipe(Effect.provide(NodeContext.layer), NodeRuntime.runMain)
+cli(process.argv).pipe(
+  Effect.catchTag("FakeExchangeServerError", (error) =>
+    Effect.zipRight(
+      Console.error(error.message),
+      Effect.sync(() => {
+        process.exitCode = 1
+      })
+    )
+  ),
+  Effect.provide(NodeContext.layer),
+  NodeRuntime.runMain
+)

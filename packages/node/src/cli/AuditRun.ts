@@ -131,7 +131,7 @@ export const auditWith = (parsed: AuditFlags) =>
       onNone: () => runAudit(query).pipe(Effect.provide(NodeBillsApi.layerConfig())),
       onSome: (db) =>
         Effect.flatMap(
-          importStore("bills audit --db", () => import("./FromStore.js")),
+          importStore("audit --db", () => import("./FromStore.js")),
           ({ fromStore }) => fromStore(db)(runAudit(query))
         )
     })

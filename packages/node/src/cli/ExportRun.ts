@@ -58,7 +58,7 @@ export const runExport = (parsed: ExportFlags) =>
   Effect.gen(function* () {
     const { request, maxRps } = yield* validateExportFlags(parsed)
     if (Option.isSome(parsed.db)) {
-      const { fromStore } = yield* importStore("bills export --db", () => import("./FromStore.js"))
+      const { fromStore } = yield* importStore("export --db", () => import("./FromStore.js"))
       return yield* fromStore(parsed.db.value)(exportBills(request, { live: false, requests: () => Effect.succeed(0) }))
     }
     yield* warnAboveRateLimit(maxRps)

@@ -44,7 +44,7 @@ const storePackages: ReadonlyArray<string> = [
 export class StoreNotInstalled extends Schema.TaggedError<StoreNotInstalled>("@account-bills/node/StoreNotInstalled")(
   "StoreNotInstalled",
   {
-    /** The command that needs it, e.g. `bills sync`. */
+    /** The subcommand that needs it, e.g. `sync`. */
     command: Schema.String,
     /** The package that could not be found. */
     missing: Schema.String

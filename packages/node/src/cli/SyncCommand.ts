@@ -37,7 +37,7 @@ export type SyncFlags = Command.Command.ParseConfig<typeof flags>
  */
 export const syncCommand = Command.make("sync", flags, (parsed) =>
   Effect.flatMap(
-    importStore("bills sync", () => import("./SyncRun.js")),
+    importStore("sync", () => import("./SyncRun.js")),
     (run) => run.runSync(parsed)
   )
 ).pipe(Command.withDescription("keep every bill of the account in a store, fetching only what is new"))
