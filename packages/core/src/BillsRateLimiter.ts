@@ -36,7 +36,7 @@ export interface RateLimitOptions {
    * Where the limiter places a request's arrival at the server. `"serverTime"` (the default)
    * uses the `requestTime` the server stamps on its answer, so a window reopens about when the
    * server saw the request; `"answer"` assumes nothing and waits for the answer, which costs a
-   * round trip per slot (the rule before 0.2).
+   * round trip per slot, and needs nothing from the server but its answers.
    */
   readonly arrival?: "serverTime" | "answer" | undefined
 }

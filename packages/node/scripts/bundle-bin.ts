@@ -3,8 +3,11 @@
  * subcommand needs in chunks loaded by that subcommand (`import()` in cli/*Command.ts), so
  * `bills --help` parses a few hundred kilobytes instead of resolving hundreds of modules.
  *
- * Everything is bundled but SQLite's native engine, effect included: the bin is an application, so it carries the exact
- * versions it was tested with and starts without resolving the user's peers.
+ * Everything is bundled but the database drivers, effect and the store's own code included: the
+ * bin is an application, so it carries the exact versions it was tested with and starts without
+ * resolving the user's peers. The drivers (SQLite's native engine, pg) are what makes a store
+ * heavy; they come from the user's install of `@account-bills/store`, an optional peer, and only
+ * `sync` and `--db` load them (cli/StoreModule.ts says what to install when they are missing).
  */
 import * as esbuild from "esbuild"
 import { chmodSync } from "node:fs"
@@ -27,8 +30,9 @@ const result = await esbuild.build({
   sourcemap: false,
   // The workspace's core from its sources, like tests and tsx scripts.
   conditions: ["@account-bills/source"],
-  // SQLite's engine is a native addon that cannot be bundled; the store's dependencies install it.
-  external: ["libsql"],
+  // The drivers of @account-bills/store (and of its SQL clients), none of which uses effect: an
+  // install without the store carries none of them.
+  external: ["@libsql/client", "libsql", "pg", "pg-connection-string", "pg-cursor"],
   chunkNames: "chunks/[name]-[hash]",
   outExtension: { ".js": ".js" },
   metafile: true,

@@ -17,6 +17,7 @@ import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import type * as HttpClient from "@effect/platform/HttpClient"
 import type * as ConfigError from "effect/ConfigError"
 import * as Layer from "effect/Layer"
+import { explainMissing } from "./internal/environment.js"
 
 /**
  * Options that the environment does not carry.
@@ -55,10 +56,11 @@ export const NodeBillsApi = {
   /**
    * Builds everything from the environment: `WEEX_API_KEY`, `WEEX_API_SECRET`,
    * `WEEX_API_PASSPHRASE`, `WEEX_BASE_URL` (https, or http to a loopback host only) and
-   * `WEEX_LOCALE`, over undici.
+   * `WEEX_LOCALE`, over undici. A missing variable fails with a `ConfigError` that names it and
+   * says what it is.
    */
   layerConfig: (options: NodeBillsApiOptions = {}): Layer.Layer<BillsApi, ConfigError.ConfigError> =>
-    assemble(Signer.layerConfig(), BillsConfig.layerConfig(options.config), options),
+    Layer.mapError(assemble(Signer.layerConfig(), BillsConfig.layerConfig(options.config), options), explainMissing),
   /** Builds everything from explicit credentials and settings, over undici. */
   layer: (
     credentials: Credentials,

@@ -157,7 +157,33 @@ describe("bills export, as a process against the local exchange", () => {
     ["a missing account", [], "account"],
     ["concurrency 0", ["--account", "spot", "--concurrency", "0"], "--concurrency"],
     ["concurrency 65", ["--account", "all", "--concurrency", "65"], "--concurrency"],
-    ["a bizType only one account has, with all", ["--account", "all", "--biz-type", "c2c_buy"], "both accounts"]
+    ["a bizType only one account has, with all", ["--account", "all", "--biz-type", "c2c_buy"], "both accounts"],
+    [
+      "an account that is not one, by the flag's name",
+      ["--account", "x"],
+      '--account takes one of funding, spot, all, got "x"'
+    ],
+    [
+      "a max-rps that is not a number, by the flag's name",
+      ["--account", "spot", "--max-rps", "abc"],
+      "--max-rps takes a whole number"
+    ],
+    [
+      "a coin id that is not a number, by the flag's name",
+      ["--account", "spot", "--coin-id", "x1"],
+      "--coin-id takes a whole number"
+    ],
+    [
+      "an epoch in seconds",
+      ["--account", "spot", "--from", "1700000000"],
+      "looks like epoch seconds (2023-11-14T22:13:20.000Z)"
+    ],
+    ["a from in the future", ["--account", "spot", "--from", "2999-01-01"], "--from 2999-01-01 is in the future"],
+    [
+      "a bizType no account has, with the list",
+      ["--account", "spot", "--biz-type", "lunch"],
+      "--biz-type takes one of deposit"
+    ]
   ]
   for (const [name, flags, mention] of badFlags) {
     it(`${name}: one line, exit 2, nothing sent`, async () => {

@@ -44,8 +44,20 @@ describe("spotShare", () => {
     const end = 100 * servedHistoryMillis
     expect(spotShare({ end, lo: 0, hi: end - 1, done: false })).toBe(0)
     expect(spotShare({ end, lo: 0, hi: end - 1 - servedHistoryMillis / 2, done: false })).toBe(0.5)
-    // Older history than that: the walk goes on at 99 %, not beyond.
-    expect(spotShare({ end, lo: 0, hi: end - 2 * servedHistoryMillis, done: false })).toBe(0.99)
+  })
+
+  it("without from, a walk that goes on below the three months assumed has no known share (not 99 % for as long as that takes)", () => {
+    const end = 100 * servedHistoryMillis
+    expect(spotShare({ end, lo: 0, hi: end - 2 * servedHistoryMillis, done: false })).toBeUndefined()
+    expect(spotShare({ end, lo: 0, hi: end - 2 * servedHistoryMillis, done: true })).toBe(1)
+  })
+
+  it("measures from where the exchange said its history starts, once a page carries it", () => {
+    const end = 100 * servedHistoryMillis
+    const servedFrom = end - 2 * servedHistoryMillis
+    expect(spotShare({ end, lo: 0, hi: end - 1 - servedHistoryMillis, done: false }, servedFrom)).toBe(0.5)
+    // A from before the served history: the share is of what can be read.
+    expect(spotShare({ from: 0, end, lo: 0, hi: end - 1 - servedHistoryMillis, done: false }, servedFrom)).toBe(0.5)
   })
 
   it("an empty window is done", () => {

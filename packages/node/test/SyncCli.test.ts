@@ -9,7 +9,7 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import { FakeExchangeServer, type FakeExchangeServerService } from "../src/FakeExchangeServer.js"
-import { type CliResult, runCli } from "./support/runCli.js"
+import { type CliResult, runCli, startCli } from "./support/runCli.js"
 
 let server: FakeExchangeServerService
 let scope: Scope.CloseableScope
@@ -73,9 +73,45 @@ describe("bills sync, export --db and audit --db, as processes", () => {
     expect(audit.stdout).toContain("whole: every chain holds")
     expect(audit.code).toBe(0)
     const again = await runCli(["sync", "--db", db, "--max-rps", "50"], env())
-    expect(again.stderr).toContain("funding: 0 new bills in 1 requests")
-    expect(again.stderr).toContain("spot: 0 new bills in 1 requests")
+    expect(again.stderr).toContain("funding: 0 new bills in 1 request;")
+    expect(again.stderr).toContain("spot: 0 new bills in 1 request;")
   }, 180_000)
+
+  it("a missing WEEX_API_KEY is named with what it is; a bad --overlap by the flag's name, exit 2", async () => {
+    const { WEEX_API_KEY: _, ...withoutKey } = env()
+    const db = tempStore()
+    const missing = await runCli(["sync", "--db", db], withoutKey)
+    oneLineFailure(missing)
+    expect(missing.stderr).toContain("bills: WEEX_API_KEY is not set: the API key of your WEEX account")
+    const overlap = await runCli(["sync", "--db", db, "--overlap", "-1"], env())
+    expect(overlap.code).toBe(2)
+    expect(overlap.stderr).toBe('bills: --overlap takes a whole number 0 or more, got "-1"\n')
+  })
+
+  it("Ctrl-C: what each kind kept and that the same command resumes; it does, to every bill", async () => {
+    const db = tempStore()
+    const before = (await Effect.runPromise(server.exchange.requests)).length
+    const run = startCli(["sync", "--db", db, "--max-rps", "2"], env())
+    // Interrupted once both kinds have had pages answered, with most of the history still to read.
+    while ((await Effect.runPromise(server.exchange.requests)).length < before + 4) {
+      await new Promise((resolve) => setTimeout(resolve, 50))
+    }
+    run.child.kill("SIGINT")
+    const result = await run.result
+    expect(result.code).toBe(130)
+    const lines = result.stderr.trimEnd().split("\n")
+    expect(lines.filter((line) => /^(funding|spot): (interrupted|done), \d+ new bills? kept/.test(line))).toHaveLength(
+      2
+    )
+    expect(lines.at(-1)).toBe(
+      "bills: interrupted; what was kept stays kept: run the same command again to resume where it stopped"
+    )
+    const again = await runCli(["sync", "--db", db, "--max-rps", "50"], env())
+    expect(again.code).toBe(0)
+    expect(again.stderr).toContain("funding: ")
+    expect(again.stderr).toContain("; 450 kept")
+    expect(again.stderr).toContain("; 900 kept")
+  }, 60_000)
 
   it("refuses a database URL with a password in one line, without the password", async () => {
     const result = await runCli(["sync", "--db", "postgres://alice:hunter2-secret@127.0.0.1:1/bills"], env())

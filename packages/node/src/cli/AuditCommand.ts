@@ -5,18 +5,15 @@
  * @since 0.1.0
  */
 import * as Command from "@effect/cli/Command"
-import * as Options from "@effect/cli/Options"
 import * as Effect from "effect/Effect"
-import { dbFlag, partialFlag } from "./StoreFlag.js"
+import * as Flags from "./Flags.js"
 import { windowFlags } from "./WindowFlags.js"
 
 const flags = {
-  account: Options.choice("account", ["funding", "spot", "all"]).pipe(
-    Options.withDescription("which account's ledger to audit")
-  ),
+  account: Flags.account,
   ...windowFlags,
-  db: dbFlag,
-  partial: partialFlag
+  db: Flags.readDb,
+  partial: Flags.partial
 }
 
 /**

@@ -12,6 +12,7 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { NodeBillsApi } from "../NodeBillsApi.js"
 import { plain } from "./CoinSummary.js"
+import { importStore } from "./StoreModule.js"
 import type { UsageError } from "./UsageError.js"
 import { validateWindow, type Window, type WindowFlags } from "./WindowFlags.js"
 
@@ -138,7 +139,7 @@ export const auditWith = (parsed: AuditFlags) =>
       onNone: () => runAudit(query).pipe(Effect.provide(NodeBillsApi.layerConfig())),
       onSome: (db) =>
         Effect.flatMap(
-          Effect.promise(() => import("./FromStore.js")),
+          importStore("audit --db", () => import("./FromStore.js")),
           ({ describeCoverage, fromStore }) =>
             fromStore(db, {
               kinds: parsed.account === "all" ? ["funding", "spot"] : [parsed.account],

@@ -11,7 +11,6 @@ import {
   InvalidParams,
   isFundingBizType,
   isSpotBizType,
-  maxPageSize,
   type SpotBill
 } from "@account-bills/core"
 import * as Effect from "effect/Effect"
@@ -19,8 +18,8 @@ import * as Stream from "effect/Stream"
 import { type Account, type ExportAccount, type ExportFormat, header, line, taggedLine } from "./BillFormat.js"
 import { type CoinSummary, makeCoinTally } from "./CoinSummary.js"
 import * as LineSink from "./LineSink.js"
-import { makeProgress, type ProgressCounts } from "./Progress.js"
-import { fundingShare, spotShare } from "./ProgressEstimate.js"
+import { fundingProgress, type PageProgress, servedFromNote, spotProgress } from "./PageProgress.js"
+import { count, makeProgress, minute, type ProgressCounts, type ProgressSnapshot } from "./Progress.js"
 
 /**
  * What to export, already validated.
@@ -65,20 +64,26 @@ export interface ExportSummary extends ProgressCounts {
 }
 
 /** One page of either walk, with how far its walk has come. */
-interface Step {
+interface Step extends PageProgress {
   readonly account: Account
   readonly bills: ReadonlyArray<FundingBill | SpotBill>
-  /** Requests the walk has completed (its cursor's count). */
-  readonly requests: number
-  readonly share: number
 }
 
 interface Counts {
   bills: number
   pages: number
   requests: number
+  reached: number | undefined
+  servedFrom: number | undefined
   readonly tally: ReturnType<typeof makeCoinTally>
 }
+
+/** What an account had written when the export was interrupted. */
+const interruptedLine = (label: string, snapshot: ProgressSnapshot): string =>
+  `${label}: interrupted after ${count(snapshot.bills, "bill")} written (${count(snapshot.pages, "page")})${snapshot.reached === undefined ? "" : `, reached ${minute(snapshot.reached)}`}`
+
+const interruptedHint =
+  "bills: interrupted; the output holds whole lines only. An export starts over when run again; bills sync keeps what it has read and resumes"
 
 /**
  * Runs one export. `requests` reads how many HTTP requests have been sent so far, for an
@@ -114,17 +119,7 @@ export const exportBills = (
         return Effect.succeed(
           Stream.map(
             api.streamFundingPages({ ...query, ...(bizType === undefined ? {} : { bizType }) }),
-            (page): Step => ({
-              account,
-              bills: page.bills,
-              requests: page.requests,
-              share: fundingShare({
-                pageIndex: page.pageIndex,
-                total: page.total,
-                pageSize: maxPageSize,
-                done: page.cursor.done
-              })
-            })
+            (page): Step => ({ account, bills: page.bills, ...fundingProgress(page) })
           )
         )
       }
@@ -133,7 +128,7 @@ export const exportBills = (
       return Effect.succeed(
         Stream.map(
           api.streamSpotPages({ ...query, ...(bizType === undefined ? {} : { bizType }) }),
-          (page): Step => ({ account, bills: page.bills, requests: page.requests, share: spotShare(page.cursor) })
+          (page): Step => ({ account, bills: page.bills, ...spotProgress(page) })
         )
       )
     }
@@ -148,7 +143,10 @@ export const exportBills = (
           : Effect.succeed(step.requests)
     const tagged = request.account === "all"
     const state = new Map<Account, Counts>(
-      accounts.map((account) => [account, { bills: 0, pages: 0, requests: 0, tally: makeCoinTally() }])
+      accounts.map((account) => [
+        account,
+        { bills: 0, pages: 0, requests: 0, reached: undefined, servedFrom: undefined, tally: makeCoinTally() }
+      ])
     )
     const countsOf = (account: Account) => state.get(account) as Counts
     const summaries: Array<AccountSummary> = []
@@ -186,9 +184,14 @@ export const exportBills = (
             counts.pages += 1
             counts.tally.add(step.bills)
             counts.requests = yield* requestsOf(step)
+            counts.reached = step.reached ?? counts.reached
+            if (step.servedFrom !== undefined && counts.servedFrom === undefined) {
+              counts.servedFrom = step.servedFrom
+              yield* progress.note(servedFromNote(step.account, step.servedFrom))
+            }
             yield* progress.update(step.account, { ...counts, share: step.share })
           })
-    )
+    ).pipe(Effect.onInterrupt(() => progress.interrupted(interruptedLine, interruptedHint)))
     summaries.sort((a, b) => accounts.indexOf(a.account) - accounts.indexOf(b.account))
     return {
       account: request.account,

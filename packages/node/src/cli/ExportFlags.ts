@@ -1,5 +1,6 @@
 /**
- * Validation of the `bills export` flags into an `ExportRequest`, before anything is sent.
+ * The check of the `bills export` flags that needs two of them at once, into an
+ * `ExportRequest`; each flag alone was checked by the parser (Flags.ts).
  *
  * @since 0.1.0
  */
@@ -32,15 +33,6 @@ export interface ExportFlags extends WindowFlags {
 }
 
 /**
- * The most requests a walk may have in flight, as the streams accept it: far more than the
- * rate limit can use at any distance (see `defaultConcurrency`).
- *
- * @since 0.1.0
- * @category constants
- */
-export const maxConcurrency = 64
-
-/**
  * Checks the flags together; the first problem is reported in one line.
  *
  * @since 0.1.0
@@ -63,21 +55,6 @@ export const validateExportFlags = (
       return yield* new UsageError({
         reason: `--biz-type ${flags.bizType.value} is not a ${kind}; use one of ${allowed.join(", ")}`
       })
-    }
-    if (
-      Option.isSome(flags.concurrency) &&
-      !(
-        Number.isInteger(flags.concurrency.value) &&
-        flags.concurrency.value >= 1 &&
-        flags.concurrency.value <= maxConcurrency
-      )
-    ) {
-      return yield* new UsageError({
-        reason: `--concurrency must be a whole number from 1 (one request at a time) to ${maxConcurrency}, got ${flags.concurrency.value}`
-      })
-    }
-    if (!Number.isInteger(flags.maxRps) || flags.maxRps < 1) {
-      return yield* new UsageError({ reason: `--max-rps must be a whole number of at least 1, got ${flags.maxRps}` })
     }
     const request: ExportRequest = {
       account: flags.account,

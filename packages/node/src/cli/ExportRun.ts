@@ -15,6 +15,8 @@ import { NodeBillsApi } from "../NodeBillsApi.js"
 import type { Account } from "./BillFormat.js"
 import { exportBills } from "./ExportBills.js"
 import { type ExportFlags, validateExportFlags } from "./ExportFlags.js"
+import { warnAboveRateLimit } from "./Flags.js"
+import { importStore } from "./StoreModule.js"
 
 /** The ends of the two operations' paths (DESIGN section 1): the rest of a URL is the base's. */
 const fundingPath = "/account/fundingBills"
@@ -56,7 +58,7 @@ export const runExport = (parsed: ExportFlags) =>
   Effect.gen(function* () {
     const { request, maxRps } = yield* validateExportFlags(parsed)
     if (Option.isSome(parsed.db)) {
-      const { describeCoverage, fromStore } = yield* Effect.promise(() => import("./FromStore.js"))
+      const { describeCoverage, fromStore } = yield* importStore("export --db", () => import("./FromStore.js"))
       return yield* fromStore(parsed.db.value, {
         kinds: request.account === "all" ? ["funding", "spot"] : [request.account],
         window: { from: request.from, to: request.to },
@@ -71,6 +73,7 @@ export const runExport = (parsed: ExportFlags) =>
         )
       )
     }
+    yield* warnAboveRateLimit(maxRps)
     const http = yield* countingUndici
     yield* exportBills(request, { live: process.stderr.isTTY === true, requests: http.requestsOf }).pipe(
       Effect.provide(NodeBillsApi.layerConfig({ rateLimit: { limit: maxRps }, httpClient: http.layer }))

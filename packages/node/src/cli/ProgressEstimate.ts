@@ -43,26 +43,49 @@ export const fundingShare = (page: {
 }
 
 /**
- * Share of a spot walk's time window already covered. The cursor's `[lo, hi]` (inclusive) is
- * what is left to read as one range, whatever order the exchange lists in; the window is
- * `[from, end)`, or the served history before `end` when the query has no `from`.
+ * Share of a spot walk's time window already covered, or `undefined` when that is not known.
+ * The cursor's `[lo, hi]` (inclusive) is what is left to read as one range, whatever order the
+ * exchange lists in; the window is `[from, end)`. Without `from` it starts where the exchange
+ * said its history starts (`servedFrom`, once a page carries it), else three months before the
+ * end (what the exchange's v2 interface serves). When the walk goes on below that assumed
+ * start, the assumption was wrong: the share is unknown then, rather than 99 % for as long as
+ * the older history takes.
  *
  * @since 0.1.0
  * @category utils
  */
-export const spotShare = (cursor: {
-  readonly from?: number | undefined
-  readonly end: number
+export const spotShare = (
+  cursor: {
+    readonly from?: number | undefined
+    readonly end: number
+    readonly lo: number
+    readonly hi: number
+    readonly done: boolean
+  },
+  servedFrom?: number
+): number | undefined => {
+  if (cursor.done) return 1
+  const assumed = cursor.from === undefined && servedFrom === undefined
+  const start = Math.max(cursor.from ?? 0, servedFrom ?? 0, assumed ? cursor.end - servedHistoryMillis : 0)
+  const span = cursor.end - start
+  if (span <= 0) return assumed ? undefined : clamp(1, false)
+  const left = Math.max(0, Math.min(cursor.hi, cursor.end - 1) - Math.max(cursor.lo, start) + 1)
+  if (assumed && left === 0 && cursor.lo < start) return undefined
+  return clamp(1 - left / span, false)
+}
+
+/**
+ * The time a spot walk has read up to: everything from here to the end of its window (listed
+ * newest first) or from its start to here (oldest first) has been read.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
+export const spotReached = (cursor: {
   readonly lo: number
   readonly hi: number
-  readonly done: boolean
-}): number => {
-  const start = cursor.from ?? Math.max(0, cursor.end - servedHistoryMillis)
-  const span = cursor.end - start
-  if (span <= 0) return clamp(1, cursor.done)
-  const left = Math.max(0, Math.min(cursor.hi, cursor.end - 1) - Math.max(cursor.lo, start) + 1)
-  return clamp(1 - left / span, cursor.done)
-}
+  readonly order: "unknown" | "newest-first" | "oldest-first"
+}): number => (cursor.order === "oldest-first" ? cursor.lo : cursor.hi + 1)
 
 /**
  * Milliseconds still to go at the pace so far: the time taken per share done, times the share
@@ -71,7 +94,8 @@ export const spotShare = (cursor: {
  * @since 0.1.0
  * @category utils
  */
-export const etaMillis = (share: number, elapsedMillis: number): number | undefined => {
+export const etaMillis = (share: number | undefined, elapsedMillis: number): number | undefined => {
+  if (share === undefined) return undefined
   if (share >= 1) return 0
   if (share <= 0 || elapsedMillis <= 0) return undefined
   return Math.round((elapsedMillis * (1 - share)) / share)

@@ -1,20 +1,38 @@
 /**
  * What `bills sync` runs once its flags are parsed: syncs the account's bills into the store,
- * progress on stderr, one line per account at the end.
+ * every kind's progress on its own line on stderr, one line per kind at the end, and on an
+ * interrupt what each kind kept.
  *
  * @since 0.1.0
  */
+import { BillsApi } from "@account-bills/core"
 import { StoreAccount, StoreLayer, StoreTarget, Sync } from "@account-bills/store"
 import * as Config from "effect/Config"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import * as Stream from "effect/Stream"
 import { NodeBillsApi } from "../NodeBillsApi.js"
+import type { Account } from "./BillFormat.js"
 import { countingUndici } from "./ExportRun.js"
+import { warnAboveRateLimit } from "./Flags.js"
+import { fundingProgress, type PageProgress, servedFromNote, spotProgress } from "./PageProgress.js"
+import { count, makeProgress, minute } from "./Progress.js"
 import type { SyncFlags } from "./SyncCommand.js"
-import { parseTime } from "./TimeFlag.js"
-import { UsageError } from "./UsageError.js"
+
+interface KindState {
+  /** The latest page read (it may be ahead of what is committed). */
+  progress: PageProgress
+  read: number
+  /** Pages committed, bills the store did not hold before. */
+  committed: number
+  added: number
+  done: boolean
+  noted: boolean
+}
+
+const resumeHint = "bills: interrupted; what was kept stays kept: run the same command again to resume where it stopped"
 
 /**
  * Runs `bills sync` with the parsed flags.
@@ -24,39 +42,81 @@ import { UsageError } from "./UsageError.js"
  */
 export const runSync = (parsed: SyncFlags) =>
   Effect.gen(function* () {
-    const from = yield* Option.match(parsed.from, {
-      onNone: () => Effect.succeed(undefined),
-      onSome: (text) => Effect.mapError(parseTime("from", text), (reason) => new UsageError({ reason }))
-    })
-    if (parsed.overlap < 0)
-      return yield* new UsageError({ reason: `--overlap must be 0 or more, got ${parsed.overlap}` })
-    if (parsed.maxRps < 1)
-      return yield* new UsageError({ reason: `--max-rps must be at least 1, got ${parsed.maxRps}` })
+    yield* warnAboveRateLimit(parsed.maxRps)
     const apiKey = yield* Config.redacted("WEEX_API_KEY")
     const http = yield* countingUndici
+    const kinds: ReadonlyArray<Account> = parsed.account === "all" ? ["funding", "spot"] : [parsed.account]
+    const progress = yield* makeProgress(kinds, process.stderr.isTTY === true)
+    const states = new Map<Account, KindState>(
+      kinds.map((kind) => [
+        kind,
+        {
+          progress: { requests: 0, share: 0, reached: undefined, servedFrom: undefined },
+          read: 0,
+          committed: 0,
+          added: 0,
+          done: false,
+          noted: false
+        }
+      ])
+    )
+    const stateOf = (kind: Account) => states.get(kind) as KindState
+    // The pages' progress is seen on their way into Sync, by a BillsApi that taps its walks.
+    const read = (kind: Account, done: boolean, page: PageProgress) =>
+      Effect.suspend(() => {
+        const state = stateOf(kind)
+        state.progress = page
+        state.read += 1
+        state.done = done
+        if (page.servedFrom === undefined || state.noted) return Effect.void
+        state.noted = true
+        return progress.note(servedFromNote(kind, page.servedFrom))
+      })
+    const tracked = Layer.effect(
+      BillsApi,
+      Effect.map(BillsApi, (api) => ({
+        ...api,
+        streamFundingPages: (query) =>
+          Stream.tap(api.streamFundingPages(query), (page) => read("funding", page.cursor.done, fundingProgress(page))),
+        streamSpotPages: (query) =>
+          Stream.tap(api.streamSpotPages(query), (page) => read("spot", page.cursor.done, spotProgress(page)))
+      }))
+    ).pipe(Layer.provide(NodeBillsApi.layerConfig({ rateLimit: { limit: parsed.maxRps }, httpClient: http.layer })))
     const summaries = yield* Sync.run({
       account: StoreAccount.make(apiKey, Option.getOrUndefined(parsed.label)),
-      kinds: parsed.account === "all" ? ["funding", "spot"] : [parsed.account],
-      from,
+      kinds,
+      from: Option.getOrUndefined(parsed.from),
       overlap: Duration.seconds(parsed.overlap),
-      onPage: (progress) =>
-        process.stderr.isTTY === true
-          ? Effect.sync(() =>
-              process.stderr.write(`\r${progress.kind}: ${progress.pages} pages, ${progress.added} new bills   `)
-            )
-          : Effect.void
+      onPage: (committed) =>
+        Effect.suspend(() => {
+          const state = stateOf(committed.kind)
+          state.committed = committed.pages
+          state.added = committed.added
+          return progress.update(committed.kind, {
+            bills: committed.added,
+            pages: committed.pages,
+            requests: committed.requests,
+            share: state.progress.share,
+            reached: state.progress.reached
+          })
+        })
     }).pipe(
       Effect.provide(
-        Layer.merge(
-          NodeBillsApi.layerConfig({ rateLimit: { limit: parsed.maxRps }, httpClient: http.layer }),
-          StoreLayer.layerFrom(Option.getOrElse(parsed.db, () => StoreTarget.defaultPath))
-        )
+        Layer.merge(tracked, StoreLayer.layerFrom(Option.getOrElse(parsed.db, () => StoreTarget.defaultPath)))
+      ),
+      Effect.onInterrupt(() =>
+        progress.interrupted((kind) => {
+          const state = stateOf(kind as Account)
+          const complete = state.done && state.committed === state.read
+          const reached = state.progress.reached === undefined ? "" : `, reached ${minute(state.progress.reached)}`
+          return `${kind}: ${complete ? "done" : "interrupted"}, ${count(state.added, "new bill")} kept${complete ? "" : reached}`
+        }, resumeHint)
       )
     )
-    if (process.stderr.isTTY === true) process.stderr.write("\n")
     for (const summary of summaries) {
-      process.stderr.write(
-        `${summary.kind}: ${summary.added} new bills in ${summary.requests} requests${summary.resumed ? " (resumed an interrupted sync)" : ""}; ${summary.stored} kept\n`
+      yield* progress.end(
+        summary.kind,
+        `${summary.kind}: ${count(summary.added, "new bill")} in ${count(summary.requests, "request")}${summary.resumed ? " (resumed an interrupted sync)" : ""}; ${summary.stored} kept`
       )
     }
     return summaries

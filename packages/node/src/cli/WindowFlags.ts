@@ -1,13 +1,12 @@
 /**
  * The flags that choose a slice of history, shared by `bills export` and `bills audit`, and
- * their one check.
+ * the one check that needs two of them.
  *
  * @since 0.1.0
  */
-import * as Options from "@effect/cli/Options"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import { parseTime } from "./TimeFlag.js"
+import * as Flags from "./Flags.js"
 import { UsageError } from "./UsageError.js"
 
 /**
@@ -16,27 +15,17 @@ import { UsageError } from "./UsageError.js"
  * @since 0.1.0
  * @category flags
  */
-export const windowFlags = {
-  from: Options.text("from").pipe(
-    Options.withDescription("earliest time, inclusive: ISO-8601 or epoch ms"),
-    Options.optional
-  ),
-  to: Options.text("to").pipe(
-    Options.withDescription("latest time, exclusive: ISO-8601 or epoch ms"),
-    Options.optional
-  ),
-  coinId: Options.integer("coin-id").pipe(Options.withDescription("only this coin"), Options.optional)
-}
+export const windowFlags = { from: Flags.from, to: Flags.to, coinId: Flags.coinId }
 
 /**
- * The window flags as parsed by the command line.
+ * The window flags as parsed (and each checked) by the command line.
  *
  * @since 0.1.0
  * @category flags
  */
 export interface WindowFlags {
-  readonly from: Option.Option<string>
-  readonly to: Option.Option<string>
+  readonly from: Option.Option<number>
+  readonly to: Option.Option<number>
   readonly coinId: Option.Option<number>
 }
 
@@ -52,31 +41,24 @@ export interface Window {
   readonly coinId?: number
 }
 
-const time = (flag: string, value: Option.Option<string>) =>
-  Option.match(value, {
-    onNone: () => Effect.succeed(undefined),
-    onSome: (text) => Effect.mapError(parseTime(flag, text), (reason) => new UsageError({ reason }))
-  })
+const iso = (millis: number) => new Date(millis).toISOString()
 
 /**
- * Checks the window flags together; the first problem is reported in one line.
+ * Checks the window flags together: `--from` must not be after `--to`.
  *
  * @since 0.1.0
  * @category flags
  */
 export const validateWindow = (flags: WindowFlags): Effect.Effect<Window, UsageError> =>
   Effect.gen(function* () {
-    const from = yield* time("from", flags.from)
-    const to = yield* time("to", flags.to)
-    if (from !== undefined && to !== undefined && from > to) {
-      return yield* new UsageError({ reason: `--from (${Option.getOrElse(flags.from, () => "")}) is after --to` })
-    }
-    if (Option.isSome(flags.coinId) && flags.coinId.value < 1) {
-      return yield* new UsageError({ reason: `--coin-id must be a positive integer, got ${flags.coinId.value}` })
+    if (Option.isSome(flags.from) && Option.isSome(flags.to) && flags.from.value > flags.to.value) {
+      return yield* new UsageError({
+        reason: `--from (${iso(flags.from.value)}) is after --to (${iso(flags.to.value)})`
+      })
     }
     return {
-      ...(from === undefined ? {} : { from }),
-      ...(to === undefined ? {} : { to }),
+      ...Option.match(flags.from, { onNone: () => ({}), onSome: (from) => ({ from }) }),
+      ...Option.match(flags.to, { onNone: () => ({}), onSome: (to) => ({ to }) }),
       ...Option.match(flags.coinId, { onNone: () => ({}), onSome: (coinId) => ({ coinId }) })
     }
   })

@@ -9,14 +9,20 @@
  * @since 0.1.0
  */
 import * as Command from "@effect/cli/Command"
+import * as HelpDoc from "@effect/cli/HelpDoc"
 import * as ValidationError from "@effect/cli/ValidationError"
 import * as NodeContext from "@effect/platform-node/NodeContext"
+import * as Arr from "effect/Array"
 import * as Cause from "effect/Cause"
+import * as Clock from "effect/Clock"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
+import { variables } from "../internal/environment.js"
 import { auditCommand } from "./AuditCommand.js"
 import { exportCommand } from "./ExportCommand.js"
+import { fakeExchangeCommand } from "./FakeExchangeCommand.js"
+import { describeFailure } from "./FailureMessage.js"
 import { syncCommand } from "./SyncCommand.js"
 
 /**
@@ -29,10 +35,22 @@ export const ExitCode = { ok: 0, failed: 1, usage: 2, broken: 3, incomplete: 4, 
 
 const bills = Command.make("bills").pipe(
   Command.withDescription("export the bill history of an exchange account"),
-  Command.withSubcommands([exportCommand, auditCommand, syncCommand])
+  Command.withSubcommands([exportCommand, auditCommand, syncCommand, fakeExchangeCommand("npx bills")])
 )
 
-const cli = Command.run(bills, { name: "bills", version: "0.1.0" })
+/** The help's last section: where the credentials and settings come from. */
+const environment = HelpDoc.sequence(
+  HelpDoc.h1("ENVIRONMENT"),
+  HelpDoc.enumeration(
+    Arr.map(variables, (variable) =>
+      HelpDoc.p(
+        `${variable.name}: ${variable.meaning}${variable.fallback === undefined ? " (required to reach the exchange)" : ` (default: ${variable.fallback})`}`
+      )
+    )
+  )
+)
+
+const cli = Command.run(bills, { name: "bills", version: "0.1.0", footer: environment })
 
 // biome-ignore lint/suspicious/noControlCharactersInRegex: ANSI escapes are what this strips
 const ansi = /\x1b\[[0-9;]*m/g
@@ -46,6 +64,35 @@ const firstLine = (text: string): string =>
     .find((part) => part !== "") ?? "invalid command line"
 
 /**
+ * Colours only for a person at a terminal who has not asked for none (https://no-color.org).
+ *
+ * @since 0.1.0
+ * @category utils
+ */
+export const wantsColour = (stream: { readonly isTTY?: boolean }, env: NodeJS.ProcessEnv): boolean =>
+  stream.isTTY === true && (env.NO_COLOR === undefined || env.NO_COLOR === "")
+
+/**
+ * `--log-level` is read by @effect/cli only before the subcommand; anywhere else it would be
+ * refused although every subcommand's help lists it. Moved to the front, it works where written.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
+export const hoistLogLevel = (argv: ReadonlyArray<string>): ReadonlyArray<string> => {
+  const [runtime = "", script = "", ...args] = argv
+  const hoisted: Array<string> = []
+  const rest: Array<string> = []
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i] as string
+    if (arg.startsWith("--log-level=")) hoisted.push(arg)
+    else if (arg === "--log-level" && i + 1 < args.length) hoisted.push(arg, args[++i] as string)
+    else rest.push(arg)
+  }
+  return [runtime, script, ...hoisted, ...rest]
+}
+
+/**
  * Runs the program on `argv` and resolves to the exit code; every failure has been reported
  * on stderr in one line by then.
  *
@@ -54,12 +101,15 @@ const firstLine = (text: string): string =>
  */
 export const main = (argv: ReadonlyArray<string>): Effect.Effect<number> => {
   const cliErrors: Array<string> = []
-  const quietConsole = Effect.map(Console.consoleWith(Effect.succeed), (console) => ({
+  const colour = wantsColour(process.stdout, process.env)
+  const console = Effect.map(Console.consoleWith(Effect.succeed), (console) => ({
     ...console,
+    log: (...args: ReadonlyArray<unknown>) =>
+      colour ? console.log(...args) : console.log(...args.map((arg) => String(arg).replace(ansi, ""))),
     error: (...args: ReadonlyArray<unknown>) => Effect.sync(() => void cliErrors.push(args.map(String).join(" ")))
   }))
-  return Effect.flatMap(quietConsole, (console) =>
-    cli(argv).pipe(
+  return Effect.flatMap(console, (console) =>
+    cli(hoistLogLevel(argv)).pipe(
       Effect.withConsole(console),
       Effect.as(ExitCode.ok),
       Effect.catchAll((error) => {
@@ -77,7 +127,7 @@ export const main = (argv: ReadonlyArray<string>): Effect.Effect<number> => {
               : error._tag === "StoreIncomplete"
                 ? ExitCode.incomplete
                 : ExitCode.failed
-        return report(error.message, code)
+        return Effect.flatMap(Clock.currentTimeMillis, (now) => report(describeFailure(error, now), code))
       }),
       Effect.catchAllDefect((defect) => report(`internal error: ${String(defect)}`, ExitCode.failed)),
       Effect.provide(NodeContext.layer)

@@ -1,0 +1,124 @@
+/**
+ * `fake-exchange`: runs the fake exchange on loopback with generated bills until Ctrl-C, so the
+ * client, the command line or any other tool can be tried with no account and no network. The
+ * same command is `npx bills fake-exchange` where the package is installed and
+ * `pnpm fake-exchange` in this repository; each prints the commands to try in its own words.
+ *
+ * @since 0.1.0
+ */
+import * as Command from "@effect/cli/Command"
+import * as Options from "@effect/cli/Options"
+import * as Console from "effect/Console"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Flags from "./Flags.js"
+
+const day = 24 * 60 * 60 * 1000
+
+const count = (flag: string, fallback: number, description: string) =>
+  Options.text(flag).pipe(
+    Options.withPseudoName("N"),
+    Options.withSchema(Flags.wholeNumber(flag, 0)),
+    Options.withDescription(`${description} (default: ${fallback})`),
+    Options.withDefault(fallback)
+  )
+
+const options = {
+  seed: count("seed", 1, "generator seed"),
+  funding: count("funding", 1000, "funding bills"),
+  spot: count("spot", 1000, "spot bills"),
+  days: count("days", 90, "the bills span this many days up to now"),
+  sameMsEvery: Options.text("same-ms-every").pipe(
+    Options.withPseudoName("N"),
+    Options.withSchema(Flags.wholeNumber("same-ms-every", 1)),
+    Options.withDescription("every N bills, start a group sharing one millisecond"),
+    Options.optional
+  ),
+  sameMsSize: count("same-ms-size", 2, "size of such a group"),
+  order: Options.choice("order", ["newest-first", "oldest-first"]).pipe(
+    Options.withDescription("the order the exchange lists spot bills in (default: newest-first)"),
+    Options.withDefault("newest-first" as const)
+  ),
+  bounds: Options.choice("bounds", ["inclusive", "exclusive"]).pipe(
+    Options.withDescription("whether after/before include their millisecond (default: inclusive)"),
+    Options.withDefault("inclusive" as const)
+  ),
+  rateLimit: count("rate-limit", 10, "requests per second per operation; 0 disables the limit"),
+  faultRate: Options.float("fault-rate").pipe(
+    Options.withDescription("share of requests (0..1) answered with a random fault (default: 0)"),
+    Options.withDefault(0)
+  ),
+  latency: count("latency", 0, "round trip in ms: half before the request is counted, half after"),
+  jitter: count("jitter", 0, "up to this many ms more per round trip, drawn per request"),
+  port: count("port", 0, "the port; 0 picks a free one"),
+  host: Options.text("host").pipe(
+    Options.withDescription("a loopback address (default: 127.0.0.1)"),
+    Options.withDefault("127.0.0.1")
+  ),
+  apiKey: Options.text("api-key").pipe(
+    Options.withDescription("the key it accepts (default: the testing kit's)"),
+    Options.optional
+  ),
+  secret: Options.text("secret").pipe(
+    Options.withDescription("the secret it accepts (default: the testing kit's)"),
+    Options.optional
+  ),
+  passphrase: Options.text("passphrase").pipe(
+    Options.withDescription("the passphrase it accepts (default: the testing kit's)"),
+    Options.optional
+  )
+}
+
+/**
+ * The `fake-exchange` command; `runner` is how the user runs `bills` where they are (`npx bills`
+ * once installed, `pnpm bills` in this repository), for the commands it prints.
+ *
+ * @since 0.1.0
+ * @category commands
+ */
+export const fakeExchangeCommand = (runner: string) =>
+  Command.make("fake-exchange", options, (flags) =>
+    Effect.gen(function* () {
+      // Loaded only when it runs: `bills --help` needs neither the server nor the testing kit.
+      const { FakeExchange } = yield* Effect.promise(() => import("@account-bills/core/testing"))
+      const { FakeExchangeServer } = yield* Effect.promise(() => import("../FakeExchangeServer.js"))
+      const defaults = FakeExchange.defaultCredentials
+      const credentials = {
+        apiKey: Option.getOrElse(flags.apiKey, () => defaults.apiKey),
+        secret: Option.getOrElse(flags.secret, () => defaults.secret),
+        passphrase: Option.getOrElse(flags.passphrase, () => defaults.passphrase)
+      }
+      const now = Date.now()
+      const server = yield* FakeExchangeServer.make({
+        host: flags.host,
+        port: flags.port,
+        latency: { millis: flags.latency, jitterMillis: flags.jitter, seed: flags.seed },
+        order: flags.order,
+        bounds: flags.bounds,
+        rateLimit: flags.rateLimit <= 0 ? false : { limit: flags.rateLimit, windowMillis: 1000 },
+        credentials,
+        faults: flags.faultRate > 0 ? { random: { rate: flags.faultRate, seed: flags.seed } } : undefined,
+        generate: {
+          seed: flags.seed,
+          funding: flags.funding,
+          spot: flags.spot,
+          startMillis: now - flags.days * day,
+          endMillis: now,
+          sameMillisecondGroup: Option.match(flags.sameMsEvery, {
+            onNone: () => undefined,
+            onSome: (every) => ({ every, size: flags.sameMsSize })
+          })
+        }
+      })
+      yield* Console.log(`Fake exchange listening on ${server.url} (Ctrl-C to stop)`)
+      yield* Console.log(
+        `${flags.funding} funding and ${flags.spot} spot bills over ${flags.days} days (seed ${flags.seed}), order ${flags.order}, bounds ${flags.bounds}`
+      )
+      yield* Console.log("In another shell:")
+      yield* Console.log(
+        `  export WEEX_BASE_URL=${server.url} WEEX_API_KEY=${credentials.apiKey} WEEX_API_SECRET=${credentials.secret} WEEX_API_PASSPHRASE=${credentials.passphrase}`
+      )
+      yield* Console.log(`  ${runner} export --account spot`)
+      return yield* Effect.never
+    }).pipe(Effect.scoped)
+  ).pipe(Command.withDescription("run a fake exchange on this machine, with generated bills, until Ctrl-C"))
