@@ -18,6 +18,7 @@ import {
 import { type BillKind, BillsStore, type StoreAccount, Sync } from "@account-bills/store"
 import type * as HttpClient from "@effect/platform/HttpClient"
 import * as Deferred from "effect/Deferred"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Metric from "effect/Metric"
@@ -35,6 +36,11 @@ export interface PassOptions {
   readonly pagesPerPass: number
   /** Requests in flight per kind. */
   readonly concurrency?: number | undefined
+  /**
+   * The store lease of each kind (renewed on every page): how long a killed runner's account
+   * stays locked before its next owner may write it. Default 10 s.
+   */
+  readonly lease?: Duration.DurationInput | undefined
   /** Base URL and other client settings. */
   readonly config?: BillsConfigInput | undefined
 }
@@ -98,6 +104,7 @@ export const run = Effect.fn("AccountPass.run")(function* (
         account,
         kinds: [kind],
         concurrency: options.concurrency,
+        lease: options.lease ?? Duration.seconds(10),
         onPage: (progress) => {
           added = progress.added
           requests = progress.requests

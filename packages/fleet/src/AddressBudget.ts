@@ -137,7 +137,9 @@ export class AddressBudget extends Context.Tag("@account-bills/fleet/AddressBudg
               // A Redis that fails is asked again, never bypassed: no grant, no request.
               const [granted, value] = yield* attempt(key, member).pipe(
                 Effect.tapError((error) => Effect.logWarning(error.message)),
-                Effect.retry(Schedule.exponential(Duration.millis(50)).pipe(Schedule.union(Schedule.spaced("1 second")))),
+                Effect.retry(
+                  Schedule.exponential(Duration.millis(50)).pipe(Schedule.union(Schedule.spaced("1 second")))
+                ),
                 Effect.orDie
               )
               if (granted === 1) {

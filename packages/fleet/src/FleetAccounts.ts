@@ -13,7 +13,12 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { FleetCipher } from "./FleetCipher.js"
-import { FleetAccountUnknown, type FleetCredentialsUnreadable, FleetUnavailable } from "./FleetErrors.js"
+import {
+  FleetAccountUnknown,
+  type FleetCredentialsUnreadable,
+  FleetKeyInvalid,
+  FleetUnavailable
+} from "./FleetErrors.js"
 
 /**
  * An account as the fleet lists it; no credential in it.
@@ -44,7 +49,7 @@ export interface FleetAccountsShape {
   readonly add: (
     label: string,
     credentials: Credentials
-  ) => Effect.Effect<"added" | "replaced", FleetUnavailable>
+  ) => Effect.Effect<"added" | "replaced", FleetUnavailable | FleetKeyInvalid>
   /** Removes the account; its bills stay in the store. False when there was none. */
   readonly remove: (label: string) => Effect.Effect<boolean, FleetUnavailable>
   readonly list: Effect.Effect<ReadonlyArray<FleetAccount>, FleetUnavailable>
@@ -53,7 +58,7 @@ export interface FleetAccountsShape {
     label: string
   ) => Effect.Effect<
     { readonly credentials: Credentials; readonly account: StoreAccount.StoreAccount },
-    FleetUnavailable | FleetAccountUnknown | FleetCredentialsUnreadable
+    FleetUnavailable | FleetAccountUnknown | FleetCredentialsUnreadable | FleetKeyInvalid
   >
   /** Records that `owner` begins a pass of the account. */
   readonly claim: (label: string, owner: string) => Effect.Effect<void, FleetUnavailable>
@@ -78,20 +83,22 @@ interface AccountRow {
 /** PostgreSQL's advisory lock for creating the table: runners started together create it once. */
 const schemaLockKey = 7_264_105_221
 
-const optionalNumber = (value: number | string | null): number | undefined => (value === null ? undefined : Number(value))
+const optionalNumber = (value: number | string | null): number | undefined =>
+  value === null ? undefined : Number(value)
 
 /**
- * Opens the table on the `SqlClient` in context, creating it when missing.
+ * Opens the table on the `SqlClient` in context, creating it when missing. The `FleetCipher`
+ * is needed only to add accounts and open their credentials: `status` and `remove` run without
+ * `BILLS_FLEET_KEY`.
  *
  * @since 0.1.0
  * @category constructors
  */
-export const make = (
-  target: string
-): Effect.Effect<FleetAccountsShape, FleetUnavailable, SqlClient.SqlClient | FleetCipher> =>
+export const make = (target: string): Effect.Effect<FleetAccountsShape, FleetUnavailable, SqlClient.SqlClient> =>
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
-    const cipher = yield* FleetCipher
+    const cipherOption = yield* Effect.serviceOption(FleetCipher)
+    const cipher = Effect.mapError(cipherOption, () => new FleetKeyInvalid({ reason: "is not set" }))
     const mapped = <A, E, R>(effect: Effect.Effect<A, E | SqlError, R>) =>
       Effect.catchIf(
         effect,
@@ -122,7 +129,7 @@ export const make = (
     const add = (label: string, credentials: Credentials) =>
       mapped(
         Effect.gen(function* () {
-          const sealed = yield* cipher.seal(label, credentials)
+          const sealed = yield* (yield* cipher).seal(label, credentials)
           const at = yield* now
           // The store keeps an account's rows under the fingerprint of the key it was first
           // synced with, so a replaced key keeps the label's fingerprint.
@@ -137,7 +144,9 @@ export const make = (
       )
 
     const remove = (label: string) =>
-      mapped(Effect.map(sql`DELETE FROM fleet_accounts WHERE label = ${label} RETURNING label`, (rows) => rows.length > 0))
+      mapped(
+        Effect.map(sql`DELETE FROM fleet_accounts WHERE label = ${label} RETURNING label`, (rows) => rows.length > 0)
+      )
 
     const list = mapped(
       Effect.map(
@@ -164,7 +173,7 @@ export const make = (
           }>`SELECT fingerprint, sealed FROM fleet_accounts WHERE label = ${label}`
           const row = rows[0]
           if (row === undefined) return yield* new FleetAccountUnknown({ label })
-          const credentials = yield* cipher.open(label, row.sealed)
+          const credentials = yield* (yield* cipher).open(label, row.sealed)
           const account: StoreAccount.StoreAccount = { fingerprint: row.fingerprint, label, id: label }
           return { credentials, account }
         })
@@ -177,7 +186,10 @@ export const make = (
         )
       )
 
-    const record = (label: string, errors: { readonly funding: string | undefined; readonly spot: string | undefined }) =>
+    const record = (
+      label: string,
+      errors: { readonly funding: string | undefined; readonly spot: string | undefined }
+    ) =>
       mapped(
         Effect.flatMap(now, (at) =>
           Effect.asVoid(
@@ -209,8 +221,6 @@ export class FleetAccounts extends Context.Tag("@account-bills/fleet/FleetAccoun
   /** See {@link make}. */
   static readonly make = make
   /** The table on the `SqlClient` in context. */
-  static readonly layer = (
-    target: string
-  ): Layer.Layer<FleetAccounts, FleetUnavailable, SqlClient.SqlClient | FleetCipher> =>
+  static readonly layer = (target: string): Layer.Layer<FleetAccounts, FleetUnavailable, SqlClient.SqlClient> =>
     Layer.effect(FleetAccounts, make(target))
 }

@@ -28,7 +28,9 @@ export interface FleetCipherShape {
   readonly open: (label: string, sealed: string) => Effect.Effect<Credentials, FleetCredentialsUnreadable>
 }
 
-const Plain = Schema.parseJson(Schema.Struct({ apiKey: Schema.String, secret: Schema.String, passphrase: Schema.String }))
+const Plain = Schema.parseJson(
+  Schema.Struct({ apiKey: Schema.String, secret: Schema.String, passphrase: Schema.String })
+)
 const encodePlain = Schema.encodeSync(Plain)
 const decodePlain = Schema.decodeUnknownOption(Plain)
 

@@ -71,9 +71,10 @@ export class FleetAccountUnknown extends Schema.TaggedError<FleetAccountUnknown>
  * @since 0.1.0
  * @category errors
  */
-export class BudgetUnavailable extends Schema.TaggedError<BudgetUnavailable>(
-  "@account-bills/fleet/BudgetUnavailable"
-)("BudgetUnavailable", { target: Schema.String, reason: Schema.String }) {
+export class BudgetUnavailable extends Schema.TaggedError<BudgetUnavailable>("@account-bills/fleet/BudgetUnavailable")(
+  "BudgetUnavailable",
+  { target: Schema.String, reason: Schema.String }
+) {
   override get message(): string {
     return `cannot use the shared budget at ${this.target}: ${this.reason}`
   }

@@ -8,7 +8,7 @@
  * @since 0.1.0
  */
 import { BillsRateLimiter, type BillsConfigInput } from "@account-bills/core"
-import { StoreLayer, StoreTarget } from "@account-bills/store"
+import type { StoreError } from "@account-bills/store"
 import * as Entity from "@effect/cluster/Entity"
 import type * as ShardingConfig from "@effect/cluster/ShardingConfig"
 import * as Singleton from "@effect/cluster/Singleton"
@@ -16,19 +16,18 @@ import * as NodeClusterSocket from "@effect/platform-node/NodeClusterSocket"
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import * as RunnerAddress from "@effect/cluster/RunnerAddress"
 import * as SqlClient from "@effect/sql/SqlClient"
-import * as PgClient from "@effect/sql-pg/PgClient"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
-import * as Redacted from "effect/Redacted"
 import * as Schedule from "effect/Schedule"
 import * as AccountPass from "./AccountPass.js"
 import type { AddressBudget } from "./AddressBudget.js"
 import { FleetAccounts } from "./FleetAccounts.js"
 import type { FleetCipher } from "./FleetCipher.js"
 import { AccountEntity, entityType, PassRequest } from "./FleetEntity.js"
-import { FleetUnavailable } from "./FleetErrors.js"
+import type { FleetUnavailable } from "./FleetErrors.js"
+import * as FleetDatabase from "./FleetDatabase.js"
 
 /**
  * Settings of a runner.
@@ -49,6 +48,8 @@ export interface FleetRunnerOptions {
   readonly pagesPerPass?: number | undefined
   /** Requests in flight per kind and account. Default the sync's. */
   readonly concurrency?: number | undefined
+  /** The store lease per kind; see `AccountPass.PassOptions`. Default 10 s. */
+  readonly lease?: Duration.DurationInput | undefined
   /** The per-key limit: requests per second per operation of one account. Default 10. */
   readonly maxRps?: number | undefined
   /** Client settings: base URL, locale, timeout. */
@@ -76,20 +77,6 @@ export const defaultSharding: Partial<ShardingConfig.ShardingConfig["Type"]> = {
 
 /** The per-key window and its margin: a new owner waits this long before its first request. */
 const keyWindow = Duration.millis(1_025)
-
-const database = (db: string) =>
-  Layer.unwrapEffect(
-    Effect.map(
-      Effect.mapError(StoreTarget.parse(db), (error) => new FleetUnavailable({ target: db, reason: error.message })),
-      (target) =>
-        target._tag === "Postgres"
-          ? Layer.mapError(
-              PgClient.layer({ url: Redacted.make(target.url), applicationName: "account-bills-fleet" }),
-              (error) => new FleetUnavailable({ target: target.display, reason: error.message })
-            )
-          : Layer.fail(new FleetUnavailable({ target: target.display, reason: "the fleet needs a postgres:// URL" }))
-    )
-  )
 
 /** Pending (unprocessed) pass messages per account, in the cluster's message table. */
 const pendingPasses = Effect.gen(function* () {
@@ -149,11 +136,14 @@ const entityLayer = (options: FleetRunnerOptions) =>
             return yield* schedule(request.at, now + interval)
           }
           yield* accounts.claim(label, owner)
+          // Read by the process test: a pass's begin and end bracket its store leases.
+          yield* Effect.logInfo("pass begins")
           const outcomes = yield* AccountPass.run(opened.right.account, opened.right.credentials, perKey, {
             pagesPerPass: options.pagesPerPass ?? 20,
             concurrency: options.concurrency,
+            lease: options.lease,
             config: options.config
-          }).pipe(Effect.provide(context))
+          }).pipe(Effect.provide(context), Effect.ensuring(Effect.logInfo("pass ends")))
           const funding = outcomes.find((outcome) => outcome.kind === "funding")?.error
           const spot = outcomes.find((outcome) => outcome.kind === "spot")?.error
           yield* accounts.record(label, { funding, spot })
@@ -203,7 +193,7 @@ const reconciler = (options: FleetRunnerOptions) =>
  */
 export const layer = (
   options: FleetRunnerOptions
-): Layer.Layer<never, FleetUnavailable | import("@account-bills/store").StoreError, FleetCipher | AddressBudget> => {
+): Layer.Layer<never, FleetUnavailable | StoreError, FleetCipher | AddressBudget> => {
   const host = options.host ?? "127.0.0.1"
   const port = options.port ?? 34431
   const cluster = NodeClusterSocket.layer({
@@ -214,12 +204,10 @@ export const layer = (
       runnerAddress: Option.some(RunnerAddress.RunnerAddress.make({ host, port }))
     }
   })
-  const sql = database(options.db)
   return Layer.mergeAll(entityLayer(options), reconciler(options)).pipe(
     Layer.provide(Layer.orDie(cluster)),
-    Layer.provide(FleetAccounts.layer(options.db.replace(/\/\/[^@/]*@/, "//***@"))),
-    Layer.provide(StoreLayer.layerFrom(options.db)),
+    Layer.provide(FleetDatabase.accounts(options.db)),
     Layer.provide(NodeHttpClient.layerUndici),
-    Layer.provide(sql)
+    Layer.provide(FleetDatabase.sql(options.db))
   )
 }

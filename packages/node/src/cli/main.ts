@@ -51,6 +51,8 @@ const firstLine = (text: string): string =>
  * @category utils
  */
 export const main = (argv: ReadonlyArray<string>): Effect.Effect<number> => {
+  // `bills fleet …` lives in @account-bills/fleet, loaded only when it runs.
+  if (argv[2] === "fleet") return fleetMain(argv)
   const cliErrors: Array<string> = []
   const quietConsole = Effect.map(Console.consoleWith(Effect.succeed), (console) => ({
     ...console,
@@ -80,6 +82,15 @@ export const main = (argv: ReadonlyArray<string>): Effect.Effect<number> => {
     )
   )
 }
+
+const fleetMain = (argv: ReadonlyArray<string>): Effect.Effect<number> =>
+  Effect.tryPromise(() => import("@account-bills/fleet/cli")).pipe(
+    Effect.matchEffect({
+      onFailure: () =>
+        report("bills fleet needs @account-bills/fleet: npm install @account-bills/fleet", ExitCode.failed),
+      onSuccess: (fleet) => fleet.main(argv)
+    })
+  )
 
 const report = (message: string, code: number) =>
   Effect.sync(() => {
