@@ -71,8 +71,8 @@ export interface KindOutcome {
 export const limiter = (perKey: BillsRateLimiterShape, budget: AddressBudget["Type"]): BillsRateLimiterShape =>
   BillsRateLimiter.of({
     withPermit: (operation, observe) => (request) =>
-      perKey.withPermit(operation, observe)(Effect.zipRight(budget.take(operation), request)),
-    take: (operation) => perKey.withPermit(operation)(Effect.asVoid(budget.take(operation)))
+      perKey.withPermit(operation, observe)(budget.withGrant(operation)(request)),
+    take: (operation) => perKey.withPermit(operation)(budget.withGrant(operation)(Effect.void))
   })
 
 const kinds: ReadonlyArray<BillKind> = ["funding", "spot"]
