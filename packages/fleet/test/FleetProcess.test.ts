@@ -196,6 +196,25 @@ describe.skipIf(postgresUrl === undefined || redisUrl === undefined)("a fleet of
         }).pipe(Effect.provide(database))
 
         const log = exchange.requests()
+        const killedAt = cut.get(killed.name) ?? 0
+        const orphans = new Set(killed.events.map((event) => event.account))
+        const pickedUp = [...orphans].map(
+          (account) =>
+            Math.min(
+              ...runners.flatMap((runner) =>
+                runner === killed
+                  ? []
+                  : runner.events
+                      .filter((e) => e.account === account && e.event === "begins" && e.at > killedAt)
+                      .map((e) => e.at)
+              )
+            ) - killedAt
+        )
+        const ops = log.filter((r) => r.operation !== undefined)
+        const span = ((ops.at(-1)?.at ?? 0) - (ops[0]?.at ?? 0)) / 1000
+        console.info(
+          `fleet process test: ${ops.length} requests in ${span.toFixed(1)} s (${(ops.length / span / 2).toFixed(1)} req/s per operation, budget ${ipRps}), ${log.filter((r) => r.status === 429).length} × 429, passes per runner ${runners.map((r) => r.events.filter((e) => e.event === "begins").length).join("/")}, ${orphans.size} accounts of the SIGKILLed runner picked up after ${Math.max(...pickedUp)} ms at most`
+        )
         expect(log.filter((request) => request.status === 429)).toEqual([])
         expect(new Set(log.map((request) => request.key)).size).toBe(accounts)
         expect(
@@ -205,8 +224,6 @@ describe.skipIf(postgresUrl === undefined || redisUrl === undefined)("a fleet of
           )
         ).toEqual([])
         // The dead runner's accounts were picked up: every account was passed after the kill.
-        const killedAt = cut.get(killed.name) ?? 0
-        const orphans = new Set(killed.events.map((event) => event.account))
         for (const account of orphans) {
           expect(
             runners.some(
