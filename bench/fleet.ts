@@ -16,7 +16,7 @@ export interface FleetFigures {
   readonly accounts: number
   readonly billsPerAccount: number
   readonly accountsPerMinute: number
-  /** Requests per second per operation over the busiest operation's window, over the budget. */
+  /** Requests per second of the busiest operation over the middle 80 % of its requests, over the budget. */
   readonly budgetUsed: number
   readonly ipRps: number
   readonly failoverSeconds: number
@@ -135,9 +135,12 @@ export const fleetBench = async (quick: boolean): Promise<FleetFigures | undefin
           (["fundingBills", "spotBills"] as const)
             .map((operation) => log.filter((request) => request.operation === operation))
             .sort((a, b) => b.length - a.length)[0] ?? []
-        const span = ((busiest.at(-1)?.at ?? 0) - (busiest[0]?.at ?? 0)) / 1000
-        // n requests under a budget of r per second need (n - r) / r seconds at the least.
-        const budgetUsed = (busiest.length - ipRps) / span / ipRps
+        // Over the middle 80 % of its requests: the ramp while runners join and the tail of the
+        // last accounts, each bound by its own key's limit, are not the budget's to fill.
+        const from = busiest[Math.floor(busiest.length * 0.1)]?.at ?? 0
+        const to = busiest[Math.floor(busiest.length * 0.9)]?.at ?? 0
+        const budgetUsed =
+          (Math.floor(busiest.length * 0.9) - Math.floor(busiest.length * 0.1)) / ((to - from) / 1000) / ipRps
         if (log.some((request) => request.status === 429)) throw new Error("fleet bench: the exchange answered 429")
 
         // Failover: SIGKILL the runner that owns account 0, give it 1,000 new bills of each kind.

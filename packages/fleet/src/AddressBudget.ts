@@ -48,7 +48,11 @@ export interface AddressBudgetOptions {
   readonly limit: number
   /** Default 1 second. */
   readonly window?: Duration.DurationInput | undefined
-  /** Added to the window, for clocks that tick apart. Default 25 ms. */
+  /**
+   * Added to the window. A grant already counts until its request has finished, so no delay in
+   * transit can bring two arrivals closer than the window; the default 2 ms covers the
+   * millisecond rounding of the budget's and the exchange's clocks.
+   */
   readonly margin?: Duration.DurationInput | undefined
   /** The address the budget is for, as Redis keys name it. Default `default`. */
   readonly address?: string | undefined
@@ -60,7 +64,7 @@ export interface AddressBudgetOptions {
 }
 
 const spacingOf = (options: AddressBudgetOptions) =>
-  Duration.toMillis(options.window ?? Duration.seconds(1)) + Duration.toMillis(options.margin ?? Duration.millis(25))
+  Duration.toMillis(options.window ?? Duration.seconds(1)) + Duration.toMillis(options.margin ?? Duration.millis(2))
 
 const waited = (operation: OperationName) =>
   Metric.increment(FleetMetrics.forOperation(FleetMetrics.budgetWaits, operation))
