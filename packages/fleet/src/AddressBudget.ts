@@ -100,7 +100,11 @@ export class AddressBudget extends Context.Tag("@account-bills/fleet/AddressBudg
                 let granted = asked
                 const result = yield* limiter.withPermit(operation)(
                   Effect.zipRight(
-                    Effect.clockWith((clock) => Effect.sync(() => void (granted = clock.unsafeCurrentTimeMillis()))),
+                    Effect.clockWith((clock) =>
+                      Effect.sync(() => {
+                        granted = clock.unsafeCurrentTimeMillis()
+                      })
+                    ),
                     request
                   )
                 )

@@ -28,7 +28,8 @@ const result = await esbuild.build({
   // The workspace's core from its sources, like tests and tsx scripts.
   conditions: ["@account-bills/source"],
   // SQLite's engine is a native addon that cannot be bundled; the store's dependencies install it.
-  external: ["libsql"],
+  // The fleet is a package of its own, loaded by `bills fleet` from the user's install.
+  external: ["libsql", "@account-bills/fleet"],
   chunkNames: "chunks/[name]-[hash]",
   outExtension: { ".js": ".js" },
   metafile: true,

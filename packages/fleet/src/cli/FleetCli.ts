@@ -267,3 +267,13 @@ export const main = (argv: ReadonlyArray<string>): Effect.Effect<number> => {
     )
   )
 }
+
+/**
+ * `main` as a promise on this package's own Effect runtime, for a `bills` program that bundles
+ * another copy of `effect`; `signal` interrupts it.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
+export const run = (argv: ReadonlyArray<string>, signal?: AbortSignal): Promise<number> =>
+  Effect.runPromise(main(argv), signal === undefined ? undefined : { signal })

@@ -83,12 +83,17 @@ export const main = (argv: ReadonlyArray<string>): Effect.Effect<number> => {
   )
 }
 
+// The fleet runs on its own copy of effect (the bin bundles one), so it is called as a promise.
 const fleetMain = (argv: ReadonlyArray<string>): Effect.Effect<number> =>
   Effect.tryPromise(() => import("@account-bills/fleet/cli")).pipe(
     Effect.matchEffect({
       onFailure: () =>
         report("bills fleet needs @account-bills/fleet: npm install @account-bills/fleet", ExitCode.failed),
-      onSuccess: (fleet) => fleet.main(argv)
+      onSuccess: (fleet) =>
+        Effect.catchAll(
+          Effect.tryPromise((signal) => fleet.run(argv, signal)),
+          (error) => report(`internal error: ${String(error.cause)}`, ExitCode.failed)
+        )
     })
   )
 
