@@ -526,6 +526,7 @@ const fleet = async () => {
     ">= 0.9",
     figures.budgetUsed >= 0.9
   )
+  row("9 fleet", "per-address budget used over the busiest 10 s", fmt(figures.budgetPeak, 2))
   row("9 fleet", "failover after SIGKILL, s", fmt(figures.failoverSeconds, 1), "<= 30", figures.failoverSeconds <= 30)
   row(
     "9 fleet",
