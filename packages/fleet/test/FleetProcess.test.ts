@@ -175,7 +175,7 @@ describe.skipIf(postgresUrl === undefined || redisUrl === undefined)("a fleet of
           yield* store.count("acct-00", "funding")
           return rows.length === accounts
         }).pipe(Effect.provide(database))
-        yield* until("every account brought current", 120_000, () => Effect.runPromise(complete))
+        yield* until("every account brought current", 180_000, () => Effect.runPromise(complete))
 
         // Field for field.
         yield* Effect.gen(function* () {
@@ -244,6 +244,6 @@ describe.skipIf(postgresUrl === undefined || redisUrl === undefined)("a fleet of
           ).toBe(true)
         }
       }).pipe(Effect.scoped),
-    240_000
+    300_000
   )
 })
