@@ -152,14 +152,21 @@ export const fleetBench = async (quick: boolean): Promise<FleetFigures | undefin
         const budgetPeak = peak / 10 / ipRps
         if (log.some((request) => request.status === 429)) throw new Error("fleet bench: the exchange answered 429")
 
-        // Failover: SIGKILL the runner that owns account 0, give it 1,000 new bills of each kind.
-        const rows = yield* Effect.promise(() => run(FleetStatus.all))
-        const owner = rows[0]?.owner ?? ""
-        const victim = runners.find((runner) => owner.endsWith(`:${base + runners.indexOf(runner)}`)) ?? runners[0]
-        if (victim === undefined) throw new Error("fleet bench: no runner")
+        // Failover: SIGKILL the runner that passed account 0 last, give it 1,000 new bills of each
+        // kind. Its accounts: those whose latest pass began on it.
+        const latest = new Map<string, { readonly runner: RunnerProcess; readonly at: number }>()
+        for (const runner of runners) {
+          for (const event of runner.events) {
+            if (event.event === "begins" && (latest.get(event.account)?.at ?? 0) < event.at) {
+              latest.set(event.account, { runner, at: event.at })
+            }
+          }
+        }
+        const victim = latest.get(labelOf(0))?.runner
+        if (victim === undefined) throw new Error("fleet bench: no runner passed the first account")
         const fake = exchange.exchanges.get(credentialsOf(0).apiKey)
         if (fake === undefined) throw new Error("fleet bench: no exchange")
-        const orphans = new Set(rows.filter((row) => row.owner === owner).map((row) => row.label))
+        const orphans = new Set([...latest].filter(([, last]) => last.runner === victim).map(([account]) => account))
         victim.proc.kill("SIGKILL")
         const killedAt = Date.now()
         yield* fake.appendGenerated("funding", 1_000)
