@@ -15,7 +15,7 @@ export interface PassEvent {
   readonly runner: string
   readonly account: string
   readonly event: "begins" | "ends"
-  /** Epoch ms, as the parent saw the line. */
+  /** Epoch ms, as the runner stamped its log line (as the parent saw it, if it had no stamp). */
   readonly at: number
 }
 
@@ -57,11 +57,14 @@ export const bills = (
       const message = /message="?pass (begins|ends)/.exec(line)
       const account = /account=("[^"]*"|\S+)/.exec(line)
       if (message === null || account === null) continue
+      // The runner's own stamp: lines of different runners reach this process in any order.
+      const stamp = /timestamp=(\S+)/.exec(line)
+      const logged = stamp === null ? Number.NaN : Date.parse(stamp[1] ?? "")
       events.push({
         runner: name,
         account: (account[1] ?? "").replace(/^"|"$/g, ""),
         event: message[1] === "begins" ? "begins" : "ends",
-        at
+        at: Number.isNaN(logged) ? at : logged
       })
     }
   })
