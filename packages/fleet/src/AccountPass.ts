@@ -151,7 +151,7 @@ export const run = Effect.fn("AccountPass.run")(function* (
 })
 
 /**
- * The HttpClient a pass needs, as a type for the runner's layer.
+ * The services a pass needs besides its account: the HttpClient, the store and the address budget.
  *
  * @since 0.1.0
  * @category models
