@@ -39,9 +39,10 @@ import { bundle, lazyExchange, runChild } from "./common.js"
 import { farExchange, goalAt } from "./farExchange.js"
 import { measureStartup } from "./startup.js"
 import { syncBench } from "./sync.js"
+import { fleetBench } from "./fleet.js"
 
 const quick = process.argv.includes("--quick")
-/** `--only <name>` runs one section: throughput, decoding, saturation, memory, far, startup or store. */
+/** `--only <name>` runs one section: throughput, decoding, saturation, memory, far, startup, store or fleet. */
 const onlyAt = process.argv.indexOf("--only")
 const only = onlyAt >= 0 ? process.argv[onlyAt + 1] : undefined
 const wanted = (name: string) => only === undefined || only === name
@@ -503,6 +504,39 @@ const storeSync = async () => {
   )
 }
 
+const fleet = async () => {
+  const figures = await fleetBench(quick)
+  if (figures === undefined) {
+    console.error(
+      "9. fleet: skipped, no ACCOUNT_BILLS_PG_URL / ACCOUNT_BILLS_REDIS_URL (run through .ci/postgres and .ci/redis)"
+    )
+    return
+  }
+  results.fleet = figures
+  const { accounts, billsPerAccount, ipRps, incremental } = figures
+  row(
+    "9 fleet",
+    `accounts brought current per minute (${accounts} × ${billsPerAccount} bills, 3 runners)`,
+    fmt(figures.accountsPerMinute, 1)
+  )
+  row(
+    "9 fleet",
+    `per-address budget used (req/s over ${ipRps})`,
+    fmt(figures.budgetUsed, 2),
+    ">= 0.9",
+    figures.budgetUsed >= 0.9
+  )
+  row("9 fleet", "per-address budget used over the busiest 10 s", fmt(figures.budgetPeak, 2))
+  row("9 fleet", "failover after SIGKILL, s", fmt(figures.failoverSeconds, 1), "<= 30", figures.failoverSeconds <= 30)
+  row(
+    "9 fleet",
+    "requests of a pass after 1,000 new bills, funding / spot",
+    `${incremental.funding} / ${incremental.spot}`,
+    "<= 12 each",
+    incremental.funding <= 12 && incremental.spot <= 12
+  )
+}
+
 const main = async () => {
   const started = performance.now()
   console.error(`bench (${quick ? "quick" : "full"}): ${availableParallelism()} cores, node ${process.version}`)
@@ -535,6 +569,10 @@ const main = async () => {
     if (wanted("store")) {
       console.error("8. store sync ...")
       await storeSync()
+    }
+    if (wanted("fleet")) {
+      console.error("9. fleet (runner processes, PostgreSQL and Redis) ...")
+      await fleet()
     }
   } catch (error) {
     failures.push(String(error))

@@ -32,7 +32,8 @@ const result = await esbuild.build({
   conditions: ["@account-bills/source"],
   // The drivers of @account-bills/store (and of its SQL clients), none of which uses effect: an
   // install without the store carries none of them.
-  external: ["@libsql/client", "libsql", "pg", "pg-connection-string", "pg-cursor"],
+  // The fleet is a package of its own, loaded by `bills fleet` from the user's install.
+  external: ["@libsql/client", "libsql", "pg", "pg-connection-string", "pg-cursor", "@account-bills/fleet"],
   chunkNames: "chunks/[name]-[hash]",
   outExtension: { ".js": ".js" },
   metafile: true,

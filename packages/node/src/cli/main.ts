@@ -100,6 +100,8 @@ export const hoistLogLevel = (argv: ReadonlyArray<string>): ReadonlyArray<string
  * @category utils
  */
 export const main = (argv: ReadonlyArray<string>): Effect.Effect<number> => {
+  // `bills fleet …` lives in @account-bills/fleet, loaded only when it runs.
+  if (argv[2] === "fleet") return fleetMain(argv)
   const cliErrors: Array<string> = []
   const colour = wantsColour(process.stdout, process.env)
   const console = Effect.map(Console.consoleWith(Effect.succeed), (console) => ({
@@ -134,6 +136,20 @@ export const main = (argv: ReadonlyArray<string>): Effect.Effect<number> => {
     )
   )
 }
+
+// The fleet runs on its own copy of effect (the bin bundles one), so it is called as a promise.
+const fleetMain = (argv: ReadonlyArray<string>): Effect.Effect<number> =>
+  Effect.tryPromise(() => import("@account-bills/fleet/cli")).pipe(
+    Effect.matchEffect({
+      onFailure: () =>
+        report("bills fleet needs @account-bills/fleet: npm install @account-bills/fleet", ExitCode.failed),
+      onSuccess: (fleet) =>
+        Effect.catchAll(
+          Effect.tryPromise((signal) => fleet.run(argv, signal)),
+          (error) => report(`internal error: ${String(error.cause)}`, ExitCode.failed)
+        )
+    })
+  )
 
 const report = (message: string, code: number) =>
   Effect.sync(() => {

@@ -1,0 +1,159 @@
+/**
+ * One pass of one account: the existing `Sync.run` of both kinds, each stopped after a bounded
+ * number of pages (a stop after a committed page loses nothing: the next pass resumes from the
+ * stored cursor), with the account's own client: its credentials, its per-key limiter, and the
+ * runner's per-address budget before every attempt.
+ *
+ * @since 0.1.0
+ */
+import {
+  BillsApi,
+  BillsConfig,
+  type BillsConfigInput,
+  BillsRateLimiter,
+  type BillsRateLimiterShape,
+  type Credentials,
+  Signer
+} from "@account-bills/core"
+import { type BillKind, BillsStore, type StoreAccount, Sync } from "@account-bills/store"
+import type * as HttpClient from "@effect/platform/HttpClient"
+import * as Deferred from "effect/Deferred"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Metric from "effect/Metric"
+import { AddressBudget } from "./AddressBudget.js"
+import * as FleetMetrics from "./FleetMetrics.js"
+
+/**
+ * Settings of a pass.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface PassOptions {
+  /** Pages per kind before the pass stops and asks for another at once. */
+  readonly pagesPerPass: number
+  /** Requests in flight per kind. */
+  readonly concurrency?: number | undefined
+  /**
+   * The store lease of each kind (renewed on every page): how long a killed runner's account
+   * stays locked before its next owner may write it. Default 10 s.
+   */
+  readonly lease?: Duration.DurationInput | undefined
+  /** Base URL and other client settings. */
+  readonly config?: BillsConfigInput | undefined
+}
+
+/**
+ * How one kind's part of a pass ended.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface KindOutcome {
+  readonly kind: BillKind
+  /** True when the walk reached now; false when it stopped at the page bound or failed. */
+  readonly done: boolean
+  readonly added: number
+  readonly requests: number
+  /** The failure, in words a person reads; no secret in it. */
+  readonly error: string | undefined
+}
+
+/**
+ * The limiter of one account: its own per-key limiter, then a grant of the per-address budget,
+ * for every attempt.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const limiter = (perKey: BillsRateLimiterShape, budget: AddressBudget["Type"]): BillsRateLimiterShape =>
+  BillsRateLimiter.of({
+    withPermit: (operation, observe) => (request) =>
+      perKey.withPermit(operation, observe)(budget.withGrant(operation)(request)),
+    take: (operation) => perKey.withPermit(operation)(budget.withGrant(operation)(Effect.void))
+  })
+
+const kinds: ReadonlyArray<BillKind> = ["funding", "spot"]
+
+/**
+ * Runs one pass of `account`.
+ *
+ * @since 0.1.0
+ * @category passes
+ */
+export const run = Effect.fn("AccountPass.run")(function* (
+  account: StoreAccount.StoreAccount,
+  credentials: Credentials,
+  perKey: BillsRateLimiterShape,
+  options: PassOptions
+) {
+  const budget = yield* AddressBudget
+  const api = BillsApi.layer.pipe(
+    Layer.provide(Signer.layer(credentials)),
+    Layer.provide(Layer.succeed(BillsRateLimiter, limiter(perKey, budget))),
+    Layer.provide(BillsConfig.layer(options.config ?? {}))
+  )
+  const one = (kind: BillKind) =>
+    Effect.gen(function* () {
+      const bounded = yield* Deferred.make<void>()
+      let added = 0
+      let requests = 0
+      const sync = Sync.run({
+        account,
+        kinds: [kind],
+        concurrency: options.concurrency,
+        lease: options.lease ?? Duration.seconds(10),
+        onPage: (progress) => {
+          added = progress.added
+          requests = progress.requests
+          return progress.pages >= options.pagesPerPass ? Deferred.succeed(bounded, undefined) : Effect.void
+        }
+      })
+      const ended = yield* Effect.raceFirst(
+        Effect.map(sync, () => "done" as const),
+        Effect.as(Deferred.await(bounded), "more" as const)
+      ).pipe(Effect.either)
+      if (ended._tag === "Left") {
+        return { kind, done: false, added, requests, error: ended.left.message } satisfies KindOutcome
+      }
+      return { kind, done: ended.right === "done", added, requests, error: undefined } satisfies KindOutcome
+    })
+  const outcomes = yield* Effect.forEach(kinds, one, { concurrency: "unbounded" }).pipe(
+    Effect.provide(api),
+    Effect.catchTag("ConfigError", (error) =>
+      Effect.succeed(
+        kinds.map((kind): KindOutcome => ({ kind, done: false, added: 0, requests: 0, error: String(error) }))
+      )
+    )
+  )
+  const store = yield* BillsStore
+  const now = yield* Effect.clockWith((clock) => clock.currentTimeMillis)
+  for (const outcome of outcomes) {
+    yield* Metric.incrementBy(FleetMetrics.bills, outcome.added)
+    yield* Metric.incrementBy(FleetMetrics.requests, outcome.requests)
+    const state = yield* Effect.either(store.state(account.id, outcome.kind))
+    if (state._tag === "Right" && state.right.covered !== undefined) {
+      yield* Metric.set(
+        FleetMetrics.lag.pipe(Metric.tagged("account", account.id), Metric.tagged("kind", outcome.kind)),
+        now - state.right.covered.to
+      )
+    }
+  }
+  const outcome = outcomes.some((each) => each.error !== undefined)
+    ? "failed"
+    : outcomes.every((each) => each.done)
+      ? "done"
+      : "more"
+  yield* Metric.increment(Metric.tagged(FleetMetrics.passes, "outcome", outcome))
+  return outcomes
+})
+
+/**
+ * The services a pass needs besides its account: the HttpClient, the store and the address budget.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type PassServices = HttpClient.HttpClient | BillsStore | AddressBudget

@@ -1,0 +1,189 @@
+/**
+ * The per-address budget: the exchange counts requests per source address apart from its
+ * per-key limit, so every runner process that uses an address must draw from one budget.
+ * `layerRedis` keeps it in Redis, exact under a sliding window across processes (see
+ * `internal/slidingLog.ts`); `layerMemory` keeps it in the process, right only for a process
+ * alone on its address; `layerNone` grants everything.
+ *
+ * A grant counts from the moment it is given until one window after its request has finished
+ * (the request reached the exchange somewhere in between), so at most `limit` requests arrive
+ * in any window at the exchange, whatever the delays in transit. The price: each grant holds
+ * its place one round trip longer than the window, so on an address kept busy the budget is
+ * used at `window / (window + round trip)` of its limit.
+ *
+ * @since 0.1.0
+ */
+import * as Crypto from "node:crypto"
+import { BillsRateLimiter, type OperationName } from "@account-bills/core"
+import * as Context from "effect/Context"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Metric from "effect/Metric"
+import * as Schedule from "effect/Schedule"
+import { Redis } from "ioredis"
+import { BudgetUnavailable } from "./FleetErrors.js"
+import * as FleetMetrics from "./FleetMetrics.js"
+import { grantScript, logKey, releaseScript } from "./internal/slidingLog.js"
+
+/**
+ * What the budget offers.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface AddressBudgetShape {
+  /** Runs one request of `operation` under a grant of this address's budget. */
+  readonly withGrant: (operation: OperationName) => <A, E, R>(request: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
+}
+
+/**
+ * Settings of a budget.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface AddressBudgetOptions {
+  /** Requests per window and operation on this address. */
+  readonly limit: number
+  /** Default 1 second. */
+  readonly window?: Duration.DurationInput | undefined
+  /**
+   * Added to the window. A grant already counts until its request has finished, so no delay in
+   * transit can bring two arrivals closer than the window; the default 2 ms covers the
+   * millisecond rounding of the budget's and the exchange's clocks.
+   */
+  readonly margin?: Duration.DurationInput | undefined
+  /** The address the budget is for, as Redis keys name it. Default `default`. */
+  readonly address?: string | undefined
+  /**
+   * The longest a request may take (the client's timeout, with room): a grant of a process that
+   * died with its request in flight counts this long. Default 30 s.
+   */
+  readonly hold?: Duration.DurationInput | undefined
+}
+
+const spacingOf = (options: AddressBudgetOptions) =>
+  Duration.toMillis(options.window ?? Duration.seconds(1)) + Duration.toMillis(options.margin ?? Duration.millis(2))
+
+const waited = (operation: OperationName) =>
+  Metric.increment(FleetMetrics.forOperation(FleetMetrics.budgetWaits, operation))
+
+/**
+ * The per-address budget.
+ *
+ * @since 0.1.0
+ * @category tags
+ */
+export class AddressBudget extends Context.Tag("@account-bills/fleet/AddressBudget")<
+  AddressBudget,
+  AddressBudgetShape
+>() {
+  /** Grants everything: no budget per address. */
+  static readonly layerNone: Layer.Layer<AddressBudget> = Layer.succeed(
+    AddressBudget,
+    AddressBudget.of({ withGrant: () => (request) => request })
+  )
+
+  /** A budget in this process: right only when no other process uses the address. */
+  static readonly layerMemory = (options: AddressBudgetOptions): Layer.Layer<AddressBudget> =>
+    Layer.effect(
+      AddressBudget,
+      Effect.map(
+        // Without `observe`, the limiter counts a permit until its request has finished.
+        BillsRateLimiter.make({ limit: options.limit, window: spacingOf(options), margin: 0, arrival: "answer" }),
+        (limiter) =>
+          AddressBudget.of({
+            withGrant: (operation) => (request) =>
+              Effect.gen(function* () {
+                const asked = yield* Effect.clockWith((clock) => clock.currentTimeMillis)
+                let granted = asked
+                const result = yield* limiter.withPermit(operation)(
+                  Effect.zipRight(
+                    Effect.clockWith((clock) =>
+                      Effect.sync(() => {
+                        granted = clock.unsafeCurrentTimeMillis()
+                      })
+                    ),
+                    request
+                  )
+                )
+                if (granted > asked) yield* waited(operation)
+                return result
+              })
+          })
+      )
+    )
+
+  /**
+   * A budget in Redis at `url`, shared by every process that uses the same Redis and address.
+   * A Redis that cannot be reached fails the layer; one that fails later is asked again, never
+   * bypassed: no request goes out without a grant.
+   */
+  static readonly layerRedis = (
+    url: string,
+    options: AddressBudgetOptions
+  ): Layer.Layer<AddressBudget, BudgetUnavailable> =>
+    Layer.scoped(
+      AddressBudget,
+      Effect.gen(function* () {
+        const target = url.replace(/\/\/[^@/]*@/, "//***@")
+        const unavailable = (cause: unknown) =>
+          new BudgetUnavailable({ target, reason: cause instanceof Error ? cause.message : String(cause) })
+        const redis = yield* Effect.acquireRelease(
+          Effect.tryPromise({
+            try: async () => {
+              const client = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 2 })
+              await client.connect()
+              return client
+            },
+            catch: unavailable
+          }),
+          (client) => Effect.promise(() => client.quit().catch(() => "")).pipe(Effect.asVoid)
+        )
+        const limit = Math.max(1, Math.floor(options.limit))
+        const spacing = spacingOf(options)
+        const hold = Duration.toMillis(options.hold ?? Duration.seconds(30))
+        const address = options.address ?? "default"
+        // A Redis that fails is asked again, never bypassed: no grant, no request.
+        const persist = <A>(call: () => Promise<A>) =>
+          Effect.tryPromise({ try: call, catch: unavailable }).pipe(
+            Effect.tapError((error) => Effect.logWarning(error.message)),
+            Effect.retry(Schedule.exponential(Duration.millis(50)).pipe(Schedule.union(Schedule.spaced("1 second")))),
+            Effect.orDie
+          )
+        const grant = (key: string, member: string, operation: OperationName) =>
+          Effect.gen(function* () {
+            let first = true
+            while (true) {
+              const [granted, value] = yield* persist(
+                () => redis.eval(grantScript, 1, key, limit, spacing, member, hold) as Promise<[number, number]>
+              )
+              if (granted === 1) return
+              if (first) yield* waited(operation)
+              first = false
+              yield* Effect.sleep(Duration.millis(value))
+            }
+          })
+        const release = (key: string, member: string) =>
+          Effect.asVoid(persist(() => redis.eval(releaseScript, 1, key, member) as Promise<number>))
+        return AddressBudget.of({
+          withGrant: (operation) => (request) =>
+            Effect.suspend(() => {
+              const key = logKey("bills:budget", address, operation)
+              const member = Crypto.randomUUID()
+              // Interrupted while waiting: no grant is left behind but one given in that very
+              // instant, and that one frees itself after `hold`.
+              return Effect.uninterruptibleMask((restore) =>
+                Effect.zipRight(
+                  restore(grant(key, member, operation)).pipe(
+                    Effect.withSpan("AddressBudget.grant", { attributes: { operation } })
+                  ),
+                  Effect.ensuring(restore(request), release(key, member))
+                )
+              )
+            })
+        })
+      })
+    )
+}

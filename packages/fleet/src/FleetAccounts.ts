@@ -1,0 +1,226 @@
+/**
+ * The fleet's accounts: one row per label in the fleet's PostgreSQL database, its credentials
+ * sealed by {@link FleetCipher}. Rows also say which runner passed the account last and what
+ * each kind's last pass failed with, for `status`.
+ *
+ * @since 0.1.0
+ */
+import type { Credentials } from "@account-bills/core"
+import { StoreAccount } from "@account-bills/store"
+import * as SqlClient from "@effect/sql/SqlClient"
+import type { SqlError } from "@effect/sql/SqlError"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import { FleetCipher } from "./FleetCipher.js"
+import {
+  FleetAccountUnknown,
+  type FleetCredentialsUnreadable,
+  FleetKeyInvalid,
+  FleetUnavailable
+} from "./FleetErrors.js"
+
+/**
+ * An account as the fleet lists it; no credential in it.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface FleetAccount {
+  readonly label: string
+  readonly addedAt: number
+  /** The runner that began the latest pass, and when (epoch ms). */
+  readonly owner: string | undefined
+  readonly ownerSeen: number | undefined
+  /** What the latest pass of each kind failed with; undefined when it succeeded. */
+  readonly errors: { readonly funding: string | undefined; readonly spot: string | undefined }
+}
+
+/**
+ * What the fleet's account table offers.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface FleetAccountsShape {
+  /** The database, as messages show it (no password). */
+  readonly target: string
+  /** Adds the account, or replaces the credentials of the label; says which. */
+  readonly add: (
+    label: string,
+    credentials: Credentials
+  ) => Effect.Effect<"added" | "replaced", FleetUnavailable | FleetKeyInvalid>
+  /** Removes the account; its bills stay in the store. False when there was none. */
+  readonly remove: (label: string) => Effect.Effect<boolean, FleetUnavailable>
+  readonly list: Effect.Effect<ReadonlyArray<FleetAccount>, FleetUnavailable>
+  /** The credentials of an account, opened, and the store account its bills are kept under. */
+  readonly open: (
+    label: string
+  ) => Effect.Effect<
+    { readonly credentials: Credentials; readonly account: StoreAccount.StoreAccount },
+    FleetUnavailable | FleetAccountUnknown | FleetCredentialsUnreadable | FleetKeyInvalid
+  >
+  /** Records that `owner` begins a pass of the account. */
+  readonly claim: (label: string, owner: string) => Effect.Effect<void, FleetUnavailable>
+  /** Records how a pass of the account ended, per kind. */
+  readonly record: (
+    label: string,
+    errors: { readonly funding: string | undefined; readonly spot: string | undefined }
+  ) => Effect.Effect<void, FleetUnavailable>
+  /** Records that `owner` no longer owns the account (a hand-over). */
+  readonly release: (label: string, owner: string) => Effect.Effect<void, FleetUnavailable>
+}
+
+interface AccountRow {
+  readonly label: string
+  readonly added_at: number | string
+  readonly owner: string | null
+  readonly owner_seen: number | string | null
+  readonly funding_error: string | null
+  readonly spot_error: string | null
+}
+
+/** PostgreSQL's advisory lock for creating the table: runners started together create it once. */
+const schemaLockKey = 7_264_105_221
+
+const optionalNumber = (value: number | string | null): number | undefined =>
+  value === null ? undefined : Number(value)
+
+/**
+ * Opens the table on the `SqlClient` in context, creating it when missing. The `FleetCipher`
+ * is needed only to add accounts and open their credentials: `status` and `remove` run without
+ * `BILLS_FLEET_KEY`.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make = (target: string): Effect.Effect<FleetAccountsShape, FleetUnavailable, SqlClient.SqlClient> =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const cipherOption = yield* Effect.serviceOption(FleetCipher)
+    const cipher = Effect.mapError(cipherOption, () => new FleetKeyInvalid({ reason: "is not set" }))
+    const mapped = <A, E, R>(effect: Effect.Effect<A, E | SqlError, R>) =>
+      Effect.catchIf(
+        effect,
+        (error): error is SqlError => (error as { _tag?: unknown })._tag === "SqlError",
+        (error) => Effect.fail(new FleetUnavailable({ target, reason: error.message }))
+      ) as Effect.Effect<A, Exclude<E, SqlError> | FleetUnavailable, R>
+    const now = Effect.clockWith((clock) => clock.currentTimeMillis)
+
+    yield* mapped(
+      sql.withTransaction(
+        Effect.zipRight(
+          sql`SELECT pg_advisory_xact_lock(${schemaLockKey})`,
+          sql`CREATE TABLE IF NOT EXISTS fleet_accounts (
+            label text PRIMARY KEY,
+            fingerprint text NOT NULL,
+            sealed text NOT NULL,
+            added_at bigint NOT NULL,
+            updated_at bigint NOT NULL,
+            owner text,
+            owner_seen bigint,
+            funding_error text,
+            spot_error text
+          )`
+        )
+      )
+    )
+
+    const add = (label: string, credentials: Credentials) =>
+      mapped(
+        Effect.gen(function* () {
+          const sealed = yield* (yield* cipher).seal(label, credentials)
+          const at = yield* now
+          // The store keeps an account's rows under the fingerprint of the key it was first
+          // synced with, so a replaced key keeps the label's fingerprint.
+          const fingerprint = StoreAccount.fingerprint(credentials.apiKey)
+          const rows = yield* sql<{ readonly inserted: boolean }>`
+            INSERT INTO fleet_accounts (label, fingerprint, sealed, added_at, updated_at)
+            VALUES (${label}, ${fingerprint}, ${sealed}, ${at}, ${at})
+            ON CONFLICT (label) DO UPDATE SET sealed = EXCLUDED.sealed, updated_at = EXCLUDED.updated_at
+            RETURNING (xmax = 0) AS inserted`
+          return rows[0]?.inserted === false ? ("replaced" as const) : ("added" as const)
+        })
+      )
+
+    const remove = (label: string) =>
+      mapped(
+        Effect.map(sql`DELETE FROM fleet_accounts WHERE label = ${label} RETURNING label`, (rows) => rows.length > 0)
+      )
+
+    const list = mapped(
+      Effect.map(
+        sql<AccountRow>`SELECT label, added_at, owner, owner_seen, funding_error, spot_error FROM fleet_accounts ORDER BY label`,
+        (rows) =>
+          rows.map(
+            (row): FleetAccount => ({
+              label: row.label,
+              addedAt: Number(row.added_at),
+              owner: row.owner ?? undefined,
+              ownerSeen: optionalNumber(row.owner_seen),
+              errors: { funding: row.funding_error ?? undefined, spot: row.spot_error ?? undefined }
+            })
+          )
+      )
+    )
+
+    const open = (label: string) =>
+      mapped(
+        Effect.gen(function* () {
+          const rows = yield* sql<{
+            readonly fingerprint: string
+            readonly sealed: string
+          }>`SELECT fingerprint, sealed FROM fleet_accounts WHERE label = ${label}`
+          const row = rows[0]
+          if (row === undefined) return yield* new FleetAccountUnknown({ label })
+          const credentials = yield* (yield* cipher).open(label, row.sealed)
+          const account: StoreAccount.StoreAccount = { fingerprint: row.fingerprint, label, id: label }
+          return { credentials, account }
+        })
+      )
+
+    const claim = (label: string, owner: string) =>
+      mapped(
+        Effect.flatMap(now, (at) =>
+          Effect.asVoid(sql`UPDATE fleet_accounts SET owner = ${owner}, owner_seen = ${at} WHERE label = ${label}`)
+        )
+      )
+
+    const record = (
+      label: string,
+      errors: { readonly funding: string | undefined; readonly spot: string | undefined }
+    ) =>
+      mapped(
+        Effect.flatMap(now, (at) =>
+          Effect.asVoid(
+            sql`UPDATE fleet_accounts SET funding_error = ${errors.funding ?? null}, spot_error = ${errors.spot ?? null}, owner_seen = ${at} WHERE label = ${label}`
+          )
+        )
+      )
+
+    const release = (label: string, owner: string) =>
+      mapped(
+        Effect.asVoid(
+          sql`UPDATE fleet_accounts SET owner = NULL, owner_seen = NULL WHERE label = ${label} AND owner = ${owner}`
+        )
+      )
+
+    return FleetAccounts.of({ target, add, remove, list, open, claim, record, release })
+  })
+
+/**
+ * The fleet's account table.
+ *
+ * @since 0.1.0
+ * @category tags
+ */
+export class FleetAccounts extends Context.Tag("@account-bills/fleet/FleetAccounts")<
+  FleetAccounts,
+  FleetAccountsShape
+>() {
+  /** See {@link make}. */
+  static readonly make = make
+  /** The table on the `SqlClient` in context. */
+  static readonly layer = (target: string): Layer.Layer<FleetAccounts, FleetUnavailable, SqlClient.SqlClient> =>
+    Layer.effect(FleetAccounts, make(target))
+}

@@ -1,0 +1,106 @@
+/**
+ * Credentials at rest: AES-256-GCM under the key of `BILLS_FLEET_KEY` (32 bytes, base64), read
+ * as `Redacted` and kept so. Each sealing draws a fresh 96-bit nonce; the account's label is the
+ * additional data, so a sealed row copied under another label does not open.
+ *
+ * @since 0.1.0
+ */
+import * as Crypto from "node:crypto"
+import type { Credentials } from "@account-bills/core"
+import * as Config from "effect/Config"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Redacted from "effect/Redacted"
+import * as Schema from "effect/Schema"
+import { FleetCredentialsUnreadable, FleetKeyInvalid } from "./FleetErrors.js"
+
+/**
+ * What the cipher offers.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface FleetCipherShape {
+  /** The credentials sealed for `label`: `v1.` + base64 of nonce, tag and ciphertext. */
+  readonly seal: (label: string, credentials: Credentials) => Effect.Effect<string>
+  /** Opens what `seal` made for the same label under the same key. */
+  readonly open: (label: string, sealed: string) => Effect.Effect<Credentials, FleetCredentialsUnreadable>
+}
+
+const Plain = Schema.parseJson(
+  Schema.Struct({ apiKey: Schema.String, secret: Schema.String, passphrase: Schema.String })
+)
+const encodePlain = Schema.encodeSync(Plain)
+const decodePlain = Schema.decodeUnknownOption(Plain)
+
+const version = "v1."
+
+/**
+ * The cipher of the fleet's credentials.
+ *
+ * @since 0.1.0
+ * @category tags
+ */
+export class FleetCipher extends Context.Tag("@account-bills/fleet/FleetCipher")<FleetCipher, FleetCipherShape>() {
+  /** A cipher under a 32-byte key given in base64. */
+  static readonly make = (key: Redacted.Redacted<string>): Effect.Effect<FleetCipherShape, FleetKeyInvalid> =>
+    Effect.gen(function* () {
+      const text = Redacted.value(key).trim()
+      if (!/^[A-Za-z0-9+/]+={0,2}$/.test(text)) return yield* new FleetKeyInvalid({ reason: "is not base64" })
+      const bytes = Buffer.from(text, "base64")
+      if (bytes.length !== 32) {
+        return yield* new FleetKeyInvalid({ reason: `is ${bytes.length} bytes long, not 32` })
+      }
+      const seal = (label: string, credentials: Credentials) =>
+        Effect.sync(() => {
+          const nonce = Crypto.randomBytes(12)
+          const cipher = Crypto.createCipheriv("aes-256-gcm", bytes, nonce)
+          cipher.setAAD(Buffer.from(label, "utf8"))
+          const plain = encodePlain({
+            apiKey: Redacted.value(credentials.apiKey),
+            secret: Redacted.value(credentials.secret),
+            passphrase: Redacted.value(credentials.passphrase)
+          })
+          const body = Buffer.concat([cipher.update(plain, "utf8"), cipher.final()])
+          return version + Buffer.concat([nonce, cipher.getAuthTag(), body]).toString("base64")
+        })
+      const open = (label: string, sealed: string) =>
+        Effect.suspend(() => {
+          const unreadable = Effect.fail(new FleetCredentialsUnreadable({ label }))
+          if (!sealed.startsWith(version)) return unreadable
+          const raw = Buffer.from(sealed.slice(version.length), "base64")
+          if (raw.length < 28) return unreadable
+          const decipher = Crypto.createDecipheriv("aes-256-gcm", bytes, raw.subarray(0, 12))
+          decipher.setAAD(Buffer.from(label, "utf8"))
+          decipher.setAuthTag(raw.subarray(12, 28))
+          let plain: string
+          try {
+            plain = Buffer.concat([decipher.update(raw.subarray(28)), decipher.final()]).toString("utf8")
+          } catch {
+            return unreadable
+          }
+          const decoded = decodePlain(plain)
+          if (decoded._tag === "None") return unreadable
+          return Effect.succeed<Credentials>({
+            apiKey: Redacted.make(decoded.value.apiKey),
+            secret: Redacted.make(decoded.value.secret),
+            passphrase: Redacted.make(decoded.value.passphrase)
+          })
+        })
+      return FleetCipher.of({ seal, open })
+    })
+
+  /** A cipher under an explicit key. */
+  static readonly layer = (key: Redacted.Redacted<string>): Layer.Layer<FleetCipher, FleetKeyInvalid> =>
+    Layer.effect(FleetCipher, FleetCipher.make(key))
+
+  /** A cipher under `BILLS_FLEET_KEY`. */
+  static readonly layerConfig: Layer.Layer<FleetCipher, FleetKeyInvalid> = Layer.effect(
+    FleetCipher,
+    Effect.flatMap(
+      Effect.mapError(Config.redacted("BILLS_FLEET_KEY"), () => new FleetKeyInvalid({ reason: "is not set" })),
+      FleetCipher.make
+    )
+  )
+}

@@ -1,0 +1,89 @@
+/**
+ * Every failure of the fleet a user can meet, as `Schema.TaggedError` classes with a message a
+ * person understands. None holds a secret: credentials appear nowhere, database and Redis URLs
+ * only without their password.
+ *
+ * @since 0.1.0
+ */
+import * as Schema from "effect/Schema"
+
+/**
+ * `BILLS_FLEET_KEY` is missing or is not 32 bytes in base64.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class FleetKeyInvalid extends Schema.TaggedError<FleetKeyInvalid>("@account-bills/fleet/FleetKeyInvalid")(
+  "FleetKeyInvalid",
+  { reason: Schema.String }
+) {
+  override get message(): string {
+    return `BILLS_FLEET_KEY ${this.reason}; make one with: node -e "console.log(require('crypto').randomBytes(32).toString('base64'))"`
+  }
+}
+
+/**
+ * Stored credentials do not decrypt with this key: another `BILLS_FLEET_KEY`, or a damaged row.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class FleetCredentialsUnreadable extends Schema.TaggedError<FleetCredentialsUnreadable>(
+  "@account-bills/fleet/FleetCredentialsUnreadable"
+)("FleetCredentialsUnreadable", { label: Schema.String }) {
+  override get message(): string {
+    return `the credentials of "${this.label}" do not decrypt with this BILLS_FLEET_KEY: it is not the key they were added with, or the row is damaged; add the account again`
+  }
+}
+
+/**
+ * The fleet's database cannot be opened, read or written.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class FleetUnavailable extends Schema.TaggedError<FleetUnavailable>("@account-bills/fleet/FleetUnavailable")(
+  "FleetUnavailable",
+  { target: Schema.String, reason: Schema.String }
+) {
+  override get message(): string {
+    return `cannot use the fleet database ${this.target}: ${this.reason}`
+  }
+}
+
+/**
+ * No account of the fleet has this label.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class FleetAccountUnknown extends Schema.TaggedError<FleetAccountUnknown>(
+  "@account-bills/fleet/FleetAccountUnknown"
+)("FleetAccountUnknown", { label: Schema.String }) {
+  override get message(): string {
+    return `the fleet has no account labelled "${this.label}"`
+  }
+}
+
+/**
+ * The shared budget's Redis cannot be reached or refused a command.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class BudgetUnavailable extends Schema.TaggedError<BudgetUnavailable>("@account-bills/fleet/BudgetUnavailable")(
+  "BudgetUnavailable",
+  { target: Schema.String, reason: Schema.String }
+) {
+  override get message(): string {
+    return `cannot use the shared budget at ${this.target}: ${this.reason}`
+  }
+}
+
+/**
+ * Any failure of the fleet's own parts.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export type FleetError = FleetKeyInvalid | FleetCredentialsUnreadable | FleetUnavailable | FleetAccountUnknown

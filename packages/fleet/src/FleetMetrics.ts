@@ -1,0 +1,77 @@
+/**
+ * What the fleet does, as Effect `Metric`s: export them with `@effect/opentelemetry` like any
+ * other Effect metric, or read them with `Metric.value`. The client's own counters
+ * (`BillsMetrics` of `@account-bills/core`: requests, 429s, retries, bills) count the fleet's
+ * requests too (429s are `BillsMetrics.rateLimited`); the fleet adds its passes, the bills they stored, the waits for the shared
+ * budget and each account's lag.
+ *
+ * @since 0.1.0
+ */
+import type { OperationName } from "@account-bills/core"
+import * as Metric from "effect/Metric"
+
+/**
+ * Passes run, tagged `outcome` (`done`, `more`: stopped at the page bound, `failed`).
+ *
+ * @since 0.1.0
+ * @category metrics
+ */
+export const passes = Metric.counter("account_bills_fleet_passes", {
+  description: "passes of an account run by this runner",
+  incremental: true
+})
+
+/**
+ * Bills the passes added to the store.
+ *
+ * @since 0.1.0
+ * @category metrics
+ */
+export const bills = Metric.counter("account_bills_fleet_bills", {
+  description: "bills the passes added to the store",
+  incremental: true
+})
+
+/**
+ * Requests the passes sent, as the sync counted them.
+ *
+ * @since 0.1.0
+ * @category metrics
+ */
+export const requests = Metric.counter("account_bills_fleet_requests", {
+  description: "requests the passes sent",
+  incremental: true
+})
+
+/**
+ * Grants of the per-address budget that had to wait, tagged `operation`.
+ *
+ * @since 0.1.0
+ * @category metrics
+ */
+export const budgetWaits = Metric.counter("account_bills_fleet_budget_waits", {
+  description: "grants of the per-address budget that had to wait",
+  incremental: true
+})
+
+/**
+ * Per account (`account` tag) and kind (`kind` tag): now − the end of the window the store is
+ * known to hold completely, in milliseconds, after each pass.
+ *
+ * @since 0.1.0
+ * @category metrics
+ */
+export const lag = Metric.gauge("account_bills_fleet_lag_millis", {
+  description: "now minus the end of the window the store holds completely, per account and kind"
+})
+
+/**
+ * A counter tagged with the operation it counts.
+ *
+ * @since 0.1.0
+ * @category combinators
+ */
+export const forOperation = (
+  metric: Metric.Metric.Counter<number>,
+  operation: OperationName
+): Metric.Metric.Counter<number> => Metric.tagged(metric, "operation", operation)

@@ -1,0 +1,213 @@
+/**
+ * A runner of the fleet inside the user's own Effect app: a layer that joins the cluster on
+ * PostgreSQL (`@effect/cluster`'s SQL message and runner storage; shard locks are PostgreSQL
+ * advisory locks) over `NodeClusterSocket`, owns the accounts of its shards, and passes each
+ * account every `interval`. A singleton (one runner of the fleet at a time) gives every account
+ * of the table a pending pass, and purges processed messages.
+ *
+ * @since 0.1.0
+ */
+import { BillsRateLimiter, type BillsConfigInput } from "@account-bills/core"
+import type { StoreError } from "@account-bills/store"
+import * as Entity from "@effect/cluster/Entity"
+import type * as ShardingConfig from "@effect/cluster/ShardingConfig"
+import * as Singleton from "@effect/cluster/Singleton"
+import * as NodeClusterSocket from "@effect/platform-node/NodeClusterSocket"
+import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
+import * as RunnerAddress from "@effect/cluster/RunnerAddress"
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Schedule from "effect/Schedule"
+import * as AccountPass from "./AccountPass.js"
+import type { AddressBudget } from "./AddressBudget.js"
+import { FleetAccounts } from "./FleetAccounts.js"
+import type { FleetCipher } from "./FleetCipher.js"
+import { AccountEntity, entityType, PassRequest } from "./FleetEntity.js"
+import type { FleetUnavailable } from "./FleetErrors.js"
+import * as FleetDatabase from "./FleetDatabase.js"
+
+/**
+ * Settings of a runner.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface FleetRunnerOptions {
+  /** The fleet's PostgreSQL database, `postgres://user@host/db`; the password comes from `PGPASSWORD`. */
+  readonly db: string
+  /** The address other runners reach this one at. Default `127.0.0.1`. */
+  readonly host?: string | undefined
+  /** Default 34431. */
+  readonly port?: number | undefined
+  /** Time between the passes of an account that is current. Default 60 s. */
+  readonly interval?: Duration.DurationInput | undefined
+  /** Pages per kind in one pass; a longer walk continues in the next pass, at once. Default 20. */
+  readonly pagesPerPass?: number | undefined
+  /** Requests in flight per kind and account. Default the sync's. */
+  readonly concurrency?: number | undefined
+  /** The store lease per kind; see `AccountPass.PassOptions`. Default 10 s. */
+  readonly lease?: Duration.DurationInput | undefined
+  /** The per-key limit: requests per second per operation of one account. Default 10. */
+  readonly maxRps?: number | undefined
+  /** Client settings: base URL, locale, timeout. */
+  readonly config?: BillsConfigInput | undefined
+  /** The cluster's timings, for tests; every runner of a fleet must use the same `shardsPerGroup`. */
+  readonly sharding?: Partial<ShardingConfig.ShardingConfig["Type"]> | undefined
+}
+
+/**
+ * The cluster's timings the fleet uses: a dead runner's shards move within about 15 s (health
+ * checks every 5 s, assignments refreshed every 2 s), and due passes are polled every second.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const defaultSharding: Partial<ShardingConfig.ShardingConfig["Type"]> = {
+  shardsPerGroup: 64,
+  entityMessagePollInterval: Duration.seconds(1),
+  refreshAssignmentsInterval: Duration.seconds(2),
+  runnerHealthCheckInterval: Duration.seconds(5),
+  shardLockRefreshInterval: Duration.seconds(5),
+  shardLockExpiration: Duration.seconds(15),
+  entityTerminationTimeout: Duration.seconds(10)
+}
+
+/** The per-key window and its margin: a new owner waits this long before its first request. */
+const keyWindow = Duration.millis(1_025)
+
+/** Pending (unprocessed) pass messages per account, in the cluster's message table. */
+const pendingPasses = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  const rows = yield* sql<{ readonly entity_id: string; readonly n: number | string }>`
+    SELECT entity_id, COUNT(*) AS n FROM cluster_messages
+    WHERE entity_type = ${entityType} AND processed = false AND kind = 0 GROUP BY entity_id`
+  return new Map(rows.map((row) => [row.entity_id, Number(row.n)]))
+})
+
+const purgeProcessed = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql`DELETE FROM cluster_replies WHERE request_id IN (
+    SELECT id FROM cluster_messages WHERE entity_type = ${entityType} AND processed = true)`
+  yield* sql`DELETE FROM cluster_messages WHERE entity_type = ${entityType} AND processed = true`
+})
+
+const entityLayer = (options: FleetRunnerOptions) =>
+  AccountEntity.toLayer(
+    Effect.gen(function* () {
+      const address = yield* Entity.CurrentAddress
+      const runner = yield* Entity.CurrentRunnerAddress
+      const label = address.entityId
+      const owner = `${runner.host}:${runner.port}`
+      const accounts = yield* FleetAccounts
+      const sql = yield* SqlClient.SqlClient
+      const context = yield* Effect.context<AccountPass.PassServices>()
+      const perKey = yield* BillsRateLimiter.make({ limit: options.maxRps ?? 10 })
+      const makeClient = yield* AccountEntity.client
+      const interval = Duration.toMillis(options.interval ?? Duration.minutes(1))
+      // A new owner cannot see the requests the previous owner sent in its last window.
+      const firstRequest = (yield* Effect.clockWith((clock) => clock.currentTimeMillis)) + Duration.toMillis(keyWindow)
+      yield* Effect.addFinalizer(() => Effect.ignore(accounts.release(label, owner)))
+
+      const schedule = (after: number, at: number) =>
+        Effect.gen(function* () {
+          // One chain of passes per account: another pending pass (the reconciler's) takes over.
+          const pending = yield* sql<{ readonly n: number | string }>`
+            SELECT COUNT(*) AS n FROM cluster_messages
+            WHERE entity_type = ${entityType} AND entity_id = ${label} AND processed = false AND kind = 0`
+          if (Number(pending[0]?.n ?? 0) > 1) return
+          yield* makeClient(label).Pass(new PassRequest({ at: Math.max(at, after + 1) }), { discard: true })
+        }).pipe(
+          Effect.tapError((error) => Effect.logWarning(`cannot schedule the next pass of ${label}: ${String(error)}`)),
+          Effect.retry(Schedule.exponential(Duration.millis(200)).pipe(Schedule.union(Schedule.spaced("10 seconds"))))
+        )
+
+      const pass = (request: PassRequest) =>
+        Effect.gen(function* () {
+          const wait = firstRequest - (yield* Effect.clockWith((clock) => clock.currentTimeMillis))
+          if (wait > 0) yield* Effect.sleep(Duration.millis(wait))
+          const opened = yield* Effect.either(accounts.open(label))
+          if (opened._tag === "Left") {
+            if (opened.left._tag === "FleetAccountUnknown") return // removed: its chain ends here
+            yield* Effect.logWarning(`pass of ${label}: ${opened.left.message}`)
+            const now = yield* Effect.clockWith((clock) => clock.currentTimeMillis)
+            return yield* schedule(request.at, now + interval)
+          }
+          yield* accounts.claim(label, owner)
+          // Read by the process test: a pass's begin and end bracket its store leases.
+          yield* Effect.logInfo("pass begins")
+          const outcomes = yield* AccountPass.run(opened.right.account, opened.right.credentials, perKey, {
+            pagesPerPass: options.pagesPerPass ?? 20,
+            concurrency: options.concurrency,
+            lease: options.lease,
+            config: options.config
+          }).pipe(Effect.provide(context), Effect.ensuring(Effect.logInfo("pass ends")))
+          const funding = outcomes.find((outcome) => outcome.kind === "funding")?.error
+          const spot = outcomes.find((outcome) => outcome.kind === "spot")?.error
+          yield* accounts.record(label, { funding, spot })
+          const more = outcomes.some((outcome) => !outcome.done && outcome.error === undefined)
+          const now = yield* Effect.clockWith((clock) => clock.currentTimeMillis)
+          yield* schedule(request.at, more ? now : now + interval)
+        }).pipe(
+          Effect.catchAll((error) => Effect.logWarning(`pass of ${label}: ${error.message}`)),
+          Effect.annotateLogs({ account: label, runner: owner }),
+          Effect.withSpan("FleetRunner.pass", { attributes: { account: label } })
+        )
+
+      return AccountEntity.of({ Pass: (envelope) => pass(envelope.payload) })
+    }),
+    { maxIdleTime: Duration.sum(options.interval ?? Duration.minutes(1), Duration.seconds(30)) }
+  )
+
+const reconciler = (options: FleetRunnerOptions) =>
+  Singleton.make(
+    "BillsFleet/reconcile",
+    Effect.gen(function* () {
+      const accounts = yield* FleetAccounts
+      const makeClient = yield* AccountEntity.client
+      const every = Duration.min(options.interval ?? Duration.minutes(1), Duration.seconds(5))
+      const round = Effect.gen(function* () {
+        const listed = yield* accounts.list
+        const pending = yield* pendingPasses
+        const now = yield* Effect.clockWith((clock) => clock.currentTimeMillis)
+        for (const account of listed) {
+          if ((pending.get(account.label) ?? 0) === 0) {
+            yield* makeClient(account.label).Pass(new PassRequest({ at: now }), { discard: true })
+          }
+        }
+        yield* purgeProcessed
+      }).pipe(Effect.catchAllCause((cause) => Effect.logWarning("fleet reconciliation failed", cause)))
+      yield* Effect.repeat(round, Schedule.spaced(every))
+    })
+  )
+
+/**
+ * One runner for the lifetime of the layer. Closing it (SIGTERM in `bills fleet run`) hands
+ * its accounts over: passes in flight stop after their last committed page, their messages stay
+ * unprocessed, and the accounts' next owners deliver them.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layer = (
+  options: FleetRunnerOptions
+): Layer.Layer<never, FleetUnavailable | StoreError, FleetCipher | AddressBudget> => {
+  const host = options.host ?? "127.0.0.1"
+  const port = options.port ?? 34431
+  const cluster = NodeClusterSocket.layer({
+    storage: "sql",
+    shardingConfig: {
+      ...defaultSharding,
+      ...options.sharding,
+      runnerAddress: Option.some(RunnerAddress.RunnerAddress.make({ host, port }))
+    }
+  })
+  return Layer.mergeAll(entityLayer(options), reconciler(options)).pipe(
+    Layer.provide(Layer.orDie(cluster)),
+    Layer.provide(FleetDatabase.accounts(options.db)),
+    Layer.provide(NodeHttpClient.layerUndici),
+    Layer.provide(FleetDatabase.sql(options.db))
+  )
+}

@@ -1,0 +1,279 @@
+/**
+ * `bills fleet add|remove|run|status`: the fleet from the command line. The `bills` program
+ * loads this module only when `bills fleet` runs, so the client's commands load no cluster.
+ *
+ * Exit codes as `bills`: 0 done (and a runner stopped with SIGTERM after handing its accounts
+ * over), 1 failed, 2 bad flags or values, 130 interrupted.
+ *
+ * @since 0.1.0
+ */
+import { credentialsConfig } from "@account-bills/core"
+import * as Command from "@effect/cli/Command"
+import * as Options from "@effect/cli/Options"
+import * as ValidationError from "@effect/cli/ValidationError"
+import * as NodeContext from "@effect/platform-node/NodeContext"
+import * as Config from "effect/Config"
+import * as Console from "effect/Console"
+import * as Deferred from "effect/Deferred"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Logger from "effect/Logger"
+import * as LogLevel from "effect/LogLevel"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
+import { AddressBudget } from "../AddressBudget.js"
+import { FleetAccounts } from "../FleetAccounts.js"
+import { FleetCipher } from "../FleetCipher.js"
+import * as FleetDatabase from "../FleetDatabase.js"
+import * as FleetRunner from "../FleetRunner.js"
+import * as FleetStatus from "../FleetStatus.js"
+
+/**
+ * A flag or value the command line cannot use.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class FleetUsageError extends Schema.TaggedError<FleetUsageError>("@account-bills/fleet/FleetUsageError")(
+  "FleetUsageError",
+  { reason: Schema.String }
+) {
+  override get message(): string {
+    return this.reason
+  }
+}
+
+const db = Options.text("db").pipe(
+  Options.withDescription("the fleet's PostgreSQL database, postgres://user@host/db (password in PGPASSWORD)")
+)
+const label = Options.text("label").pipe(Options.withDescription("the account's name in the fleet"))
+
+const units: Readonly<Record<string, number>> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 }
+
+/**
+ * A duration as `--interval` takes it: a number and a unit, `500ms`, `5s`, `1m`, `2h`.
+ *
+ * @since 0.1.0
+ * @category parsing
+ */
+export const parseDuration = (text: string): Effect.Effect<Duration.Duration, FleetUsageError> => {
+  const found = /^(\d+(?:\.\d+)?)(ms|s|m|h)$/.exec(text.trim())
+  const millis = found === null ? Number.NaN : Number(found[1]) * (units[found[2] ?? ""] ?? Number.NaN)
+  return Number.isFinite(millis) && millis > 0
+    ? Effect.succeed(Duration.millis(millis))
+    : Effect.fail(new FleetUsageError({ reason: `--interval wants a duration such as 5s or 1m, got "${text}"` }))
+}
+
+const addCommand = Command.make("add", { db, label }, ({ db, label }) =>
+  Effect.gen(function* () {
+    const credentials = yield* Effect.mapError(
+      credentialsConfig,
+      () =>
+        new FleetUsageError({
+          reason: "set WEEX_API_KEY, WEEX_API_SECRET and WEEX_API_PASSPHRASE to the account's credentials"
+        })
+    )
+    const accounts = yield* FleetAccounts
+    const done = yield* accounts.add(label, credentials)
+    yield* Console.log(done === "added" ? `added ${label}` : `replaced the credentials of ${label}`)
+  }).pipe(Effect.provide(FleetDatabase.layer(db).pipe(Layer.provide(FleetCipher.layerConfig))))
+).pipe(
+  Command.withDescription(
+    "add an account (credentials from WEEX_API_KEY, _SECRET, _PASSPHRASE), or replace its credentials"
+  )
+)
+
+const removeCommand = Command.make("remove", { db, label }, ({ db, label }) =>
+  Effect.gen(function* () {
+    const accounts = yield* FleetAccounts
+    const removed = yield* accounts.remove(label)
+    if (!removed) return yield* new FleetUsageError({ reason: `the fleet has no account labelled "${label}"` })
+    yield* Console.log(`removed ${label}; its bills stay in the store`)
+  }).pipe(Effect.provide(FleetDatabase.layer(db)))
+).pipe(Command.withDescription("remove an account from the fleet (its bills stay in the store)"))
+
+const iso = (millis: number | null) => (millis === null ? "-" : new Date(millis).toISOString())
+
+const statusCommand = Command.make(
+  "status",
+  { db, json: Options.boolean("json").pipe(Options.withDescription("one JSON object per account per line")) },
+  ({ db, json }) =>
+    Effect.gen(function* () {
+      const rows = yield* FleetStatus.all
+      if (json) {
+        for (const row of rows) yield* Console.log(JSON.stringify(row))
+        return
+      }
+      const lines = [["account", "funding to", "bills", "spot to", "bills", "owner", "error"]]
+      for (const row of rows) {
+        lines.push([
+          row.label,
+          iso(row.funding.coveredTo),
+          String(row.funding.bills),
+          iso(row.spot.coveredTo),
+          String(row.spot.bills),
+          row.owner ?? "-",
+          row.funding.error ?? row.spot.error ?? ""
+        ])
+      }
+      const widths = lines[0]?.map((_, column) => Math.max(...lines.map((line) => (line[column] ?? "").length))) ?? []
+      for (const line of lines) {
+        yield* Console.log(
+          line
+            .map((cell, column) => cell.padEnd(widths[column] ?? 0))
+            .join("  ")
+            .trimEnd()
+        )
+      }
+    }).pipe(Effect.provide(FleetDatabase.layer(db)))
+).pipe(Command.withDescription("where every account stands"))
+
+const runFlags = {
+  db,
+  redis: Options.text("redis").pipe(
+    Options.withDescription(
+      "Redis URL of the budget shared by every runner on this source address; without it the budget stays in this process, which is right only when this runner is alone on its address"
+    ),
+    Options.optional
+  ),
+  host: Options.text("host").pipe(
+    Options.withDescription("the address other runners reach this one at"),
+    Options.withDefault("127.0.0.1")
+  ),
+  port: Options.integer("port").pipe(Options.withDescription("the port of this runner"), Options.withDefault(34431)),
+  interval: Options.text("interval").pipe(
+    Options.withDescription("time between the passes of an account that is current (5s, 1m, ...)"),
+    Options.withDefault("60s")
+  ),
+  ipRps: Options.integer("ip-rps").pipe(
+    Options.withDescription("requests per second per operation for the whole source address (default: no budget)"),
+    Options.optional
+  ),
+  maxRps: Options.integer("max-rps").pipe(
+    Options.withDescription("requests per second per operation of one account (its key)"),
+    Options.withDefault(10)
+  ),
+  concurrency: Options.integer("concurrency").pipe(
+    Options.withDescription("requests in flight per kind and account"),
+    Options.optional
+  ),
+  pagesPerPass: Options.integer("pages-per-pass").pipe(
+    Options.withDescription("pages per kind in one pass; longer walks continue in the next pass"),
+    Options.withDefault(20)
+  )
+}
+
+const runCommand = Command.make("run", runFlags, (flags) =>
+  Effect.gen(function* () {
+    const interval = yield* parseDuration(flags.interval)
+    for (const [name, value] of [
+      ["--max-rps", flags.maxRps],
+      ["--pages-per-pass", flags.pagesPerPass],
+      ["--ip-rps", Option.getOrElse(flags.ipRps, () => 1)],
+      ["--concurrency", Option.getOrElse(flags.concurrency, () => 1)]
+    ] as const) {
+      if (value < 1) return yield* new FleetUsageError({ reason: `${name} must be at least 1, got ${value}` })
+    }
+    const baseUrl = yield* Config.option(Config.nonEmptyString("WEEX_BASE_URL"))
+    const budget = Option.match(flags.ipRps, {
+      onNone: () => AddressBudget.layerNone,
+      onSome: (limit) =>
+        Option.match(flags.redis, {
+          onNone: () => AddressBudget.layerMemory({ limit }),
+          onSome: (url) => AddressBudget.layerRedis(url, { limit })
+        })
+    })
+    const runner = FleetRunner.layer({
+      db: flags.db,
+      host: flags.host,
+      port: flags.port,
+      interval,
+      maxRps: flags.maxRps,
+      pagesPerPass: flags.pagesPerPass,
+      concurrency: Option.getOrUndefined(flags.concurrency),
+      config: Option.match(baseUrl, { onNone: () => ({}), onSome: (url) => ({ baseUrl: url }) })
+    }).pipe(Layer.provide(budget), Layer.provide(FleetCipher.layerConfig))
+    // SIGTERM is a hand-over, not a failure: the runner's layer closes (its accounts move to the
+    // other runners) and the process exits 0. SIGINT stays an interruption (130).
+    const stop = yield* Deferred.make<void>()
+    process.removeAllListeners("SIGTERM")
+    process.once("SIGTERM", () => Deferred.unsafeDone(stop, Effect.void))
+    yield* Effect.logInfo(`runner at ${flags.host}:${flags.port} joins the fleet`)
+    yield* Effect.raceFirst(Layer.launch(runner), Deferred.await(stop))
+    yield* Effect.logInfo("runner handed its accounts over")
+  }).pipe(
+    Effect.provide(Logger.replace(Logger.defaultLogger, Logger.withConsoleError(Logger.logfmtLogger))),
+    Logger.withMinimumLogLevel(LogLevel.Info)
+  )
+).pipe(
+  Command.withDescription(
+    "run one runner: it syncs every account it owns every --interval; SIGTERM hands its accounts over and exits 0"
+  )
+)
+
+const fleet = Command.make("fleet").pipe(
+  Command.withDescription("many accounts from many processes: a fleet on PostgreSQL (and Redis)"),
+  Command.withSubcommands([addCommand, removeCommand, runCommand, statusCommand])
+)
+
+const cli = Command.run(Command.make("bills").pipe(Command.withSubcommands([fleet])), {
+  name: "bills",
+  version: "0.1.0"
+})
+
+// biome-ignore lint/suspicious/noControlCharactersInRegex: ANSI escapes are what this strips
+const ansi = /\x1b\[[0-9;]*m/g
+
+const report = (message: string, code: number) =>
+  Effect.sync(() => {
+    process.stderr.write(`bills: ${message}\n`)
+    return code
+  })
+
+/**
+ * Runs `bills fleet …` on the whole `argv` (node, script, `fleet`, …) and resolves to the exit
+ * code; every failure has been reported on stderr in one line by then.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
+export const main = (argv: ReadonlyArray<string>): Effect.Effect<number> => {
+  const cliErrors: Array<string> = []
+  const quietConsole = Effect.map(Console.consoleWith(Effect.succeed), (console) => ({
+    ...console,
+    error: (...args: ReadonlyArray<unknown>) => Effect.sync(() => void cliErrors.push(args.map(String).join(" ")))
+  }))
+  return Effect.flatMap(quietConsole, (console) =>
+    cli(argv).pipe(
+      Effect.withConsole(console),
+      Effect.as(0),
+      Effect.catchAll((error) => {
+        if (ValidationError.isValidationError(error)) {
+          if (ValidationError.isHelpRequested(error)) return Effect.succeed(0)
+          const first =
+            cliErrors
+              .join("\n")
+              .replace(ansi, "")
+              .split("\n")
+              .map((part) => part.trim())
+              .find((part) => part !== "") ?? "invalid command line"
+          return report(first, 2)
+        }
+        return report(error.message, error._tag === "FleetUsageError" ? 2 : 1)
+      }),
+      Effect.catchAllDefect((defect) => report(`internal error: ${String(defect)}`, 1)),
+      Effect.provide(NodeContext.layer)
+    )
+  )
+}
+
+/**
+ * `main` as a promise on this package's own Effect runtime, for a `bills` program that bundles
+ * another copy of `effect`; `signal` interrupts it.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
+export const run = (argv: ReadonlyArray<string>, signal?: AbortSignal): Promise<number> =>
+  Effect.runPromise(main(argv), signal === undefined ? undefined : { signal })

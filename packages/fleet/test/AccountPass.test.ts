@@ -1,0 +1,92 @@
+/**
+ * One account through the real HttpClient pipeline against the loopback fleet exchange: a pass
+ * stops at its page bound and the next resumes where it stopped, until the store holds exactly
+ * the exchange's bills; `bills fleet status --json` then prints the account's line.
+ */
+import { BillsRateLimiter } from "@account-bills/core"
+import { BillsStore } from "@account-bills/store"
+import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
+import { describe, expect, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Redacted from "effect/Redacted"
+import { main } from "../src/cli/FleetCli.js"
+import { AccountPass, AddressBudget, FleetAccounts, FleetCipher, FleetDatabase } from "../src/index.js"
+import * as FleetExchange from "./support/FleetExchange.js"
+import { freshDatabase, postgresUrl, testKey } from "./support/services.js"
+
+const keys = { apiKey: "k-1", secret: "s-1", passphrase: "p-1" }
+
+describe.skipIf(postgresUrl === undefined)("AccountPass", () => {
+  it.live("a bounded pass stops after its pages; the next ones finish the walk; status prints the account", () =>
+    Effect.gen(function* () {
+      const db = yield* freshDatabase(postgresUrl ?? "")
+      const now = Date.now()
+      const exchange = yield* FleetExchange.serve({
+        perAddress: false,
+        accounts: [
+          {
+            credentials: keys,
+            rateLimit: false,
+            generate: { seed: 5, funding: 420, spot: 380, startMillis: now - 3 * 86_400_000, endMillis: now - 60_000 }
+          }
+        ]
+      })
+      const fake = exchange.exchanges.get(keys.apiKey)
+      if (fake === undefined) return yield* Effect.dieMessage("no exchange")
+      const database = FleetDatabase.layer(db).pipe(Layer.provide(FleetCipher.layer(Redacted.make(testKey))))
+      const passes = yield* Effect.gen(function* () {
+        const accounts = yield* FleetAccounts
+        yield* accounts.add("one", {
+          apiKey: Redacted.make(keys.apiKey),
+          secret: Redacted.make(keys.secret),
+          passphrase: Redacted.make(keys.passphrase)
+        })
+        const opened = yield* accounts.open("one")
+        const perKey = yield* BillsRateLimiter.make({ limit: 1000 })
+        const outcomes: Array<ReadonlyArray<AccountPass.KindOutcome>> = []
+        while (outcomes.length < 20) {
+          const outcome = yield* AccountPass.run(opened.account, opened.credentials, perKey, {
+            pagesPerPass: 1,
+            concurrency: 1,
+            config: { baseUrl: exchange.url }
+          })
+          outcomes.push(outcome)
+          if (outcome.every((kind) => kind.done)) break
+        }
+        const store = yield* BillsStore
+        const funding = yield* store.fundingPage("one", { pageIndex: 1, pageSize: 100_000 })
+        const spot = yield* store.spotPage("one", { limit: 100_000 })
+        const sorted = (lines: ReadonlyArray<string>) => [...lines].sort()
+        expect(sorted(funding.items.map((bill) => JSON.stringify(bill.raw)))).toEqual(
+          sorted((yield* fake.bills("funding")).map((bill) => JSON.stringify(bill)))
+        )
+        expect(sorted(spot.map((bill) => JSON.stringify(bill.raw)))).toEqual(
+          sorted((yield* fake.bills("spot")).map((bill) => JSON.stringify(bill)))
+        )
+        return outcomes
+      }).pipe(Effect.provide(Layer.mergeAll(database, AddressBudget.layerNone, NodeHttpClient.layerUndici)))
+      // 420 funding bills are 5 pages of 100: one page per pass, so the first passes stop short.
+      expect(passes[0]?.map((kind) => kind.done)).toEqual([false, false])
+      expect(passes.length).toBeGreaterThanOrEqual(5)
+      expect(passes.flat().every((kind) => kind.error === undefined)).toBe(true)
+
+      const lines: Array<string> = []
+      const code = yield* Effect.withConsole(main(["node", "bills", "fleet", "status", "--db", db, "--json"]), {
+        ...(yield* Effect.console),
+        log: (...args: ReadonlyArray<unknown>) => Effect.sync(() => void lines.push(args.map(String).join(" ")))
+      })
+      expect(code).toBe(0)
+      expect(lines).toHaveLength(1)
+      const status = JSON.parse(lines[0] ?? "{}")
+      expect(status).toMatchObject({
+        label: "one",
+        funding: { bills: 420, error: null },
+        spot: { bills: 380, error: null },
+        owner: null
+      })
+      expect(status.funding.coveredTo).toBeGreaterThanOrEqual(now - 60_000)
+      expect(status.spot.coveredTo).toBeGreaterThanOrEqual(now - 60_000)
+    }).pipe(Effect.scoped)
+  )
+})

@@ -1,0 +1,249 @@
+/**
+ * The fleet as users run it: three `bills fleet run` processes on one address, sharing a Redis
+ * budget below what the accounts could use together, against the loopback fleet exchange. One
+ * runner is SIGKILLed in the middle of a pass, one SIGTERMed. Afterwards every account's store
+ * equals the exchange field for field, the exchange refused nothing for its limits, and no two
+ * runners ever held one account at once.
+ */
+import { BillsStore } from "@account-bills/store"
+import * as SqlClient from "@effect/sql/SqlClient"
+import { describe, expect, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Redacted from "effect/Redacted"
+import { FleetAccounts, FleetCipher, FleetDatabase, FleetStatus } from "../src/index.js"
+import * as FleetExchange from "./support/FleetExchange.js"
+import { bills, type PassEvent, type RunnerProcess } from "./support/runnerProcess.js"
+import { freshDatabase, postgresUrl, redisUrl, testKey } from "./support/services.js"
+
+const accounts = Number(process.env.FLEET_TEST_ACCOUNTS ?? 30)
+const ipRps = 20
+const day = 86_400_000
+
+const credentialsOf = (i: number) => ({ apiKey: `key-${i}`, secret: `secret-${i}`, passphrase: `pass-${i}` })
+
+/** Resolves when `predicate` holds, checking every 200 ms, or fails after `timeoutMs`. */
+const until = (what: string, timeoutMs: number, predicate: () => Promise<boolean> | boolean) =>
+  Effect.promise(async () => {
+    const deadline = Date.now() + timeoutMs
+    while (Date.now() < deadline) {
+      if (await predicate()) return true
+      await new Promise((resolve) => setTimeout(resolve, 200))
+    }
+    return false
+  }).pipe(Effect.flatMap((ok) => (ok ? Effect.void : Effect.dieMessage(`timed out waiting for ${what}`))))
+
+/** Per account, the intervals in which each runner passed it; an unfinished pass ends at `cut`. */
+const overlaps = (events: ReadonlyArray<PassEvent>, cut: ReadonlyMap<string, number>) => {
+  const intervals = new Map<string, Array<{ runner: string; from: number; to: number }>>()
+  const open = new Map<string, number>()
+  for (const event of [...events].sort((a, b) => a.at - b.at)) {
+    const key = `${event.runner} ${event.account}`
+    if (event.event === "begins") open.set(key, event.at)
+    else {
+      const from = open.get(key)
+      open.delete(key)
+      if (from !== undefined) {
+        const list = intervals.get(event.account) ?? []
+        list.push({ runner: event.runner, from, to: event.at })
+        intervals.set(event.account, list)
+      }
+    }
+  }
+  for (const [key, from] of open) {
+    const [runner = "", account = ""] = key.split(" ")
+    const list = intervals.get(account) ?? []
+    list.push({ runner, from, to: cut.get(runner) ?? Number.POSITIVE_INFINITY })
+    intervals.set(account, list)
+  }
+  const found: Array<string> = []
+  for (const [account, list] of intervals) {
+    for (const a of list) {
+      for (const b of list) {
+        if (a.runner < b.runner && a.from < b.to && b.from < a.to) {
+          found.push(`${account}: ${a.runner} [${a.from}, ${a.to}] and ${b.runner} [${b.from}, ${b.to}]`)
+        }
+      }
+    }
+  }
+  return found
+}
+
+describe.skipIf(postgresUrl === undefined || redisUrl === undefined)("a fleet of runner processes", () => {
+  it.live(
+    `3 runners, ${accounts} accounts, one shared address budget; one SIGKILLed mid-pass, one SIGTERMed`,
+    () =>
+      Effect.gen(function* () {
+        const db = yield* freshDatabase(postgresUrl ?? "")
+        const now = Date.now()
+        const exchange = yield* FleetExchange.serve({
+          perAddress: { limit: ipRps, windowMillis: 1000 },
+          accounts: Array.from({ length: accounts }, (_, i) => ({
+            credentials: credentialsOf(i),
+            generate: {
+              seed: 100 + i,
+              funding: 150 + 10 * i,
+              spot: 250 + 7 * i,
+              startMillis: now - 5 * day,
+              endMillis: now - 60_000
+            }
+          }))
+        })
+        const database = FleetDatabase.layer(db).pipe(Layer.provide(FleetCipher.layer(Redacted.make(testKey))))
+        yield* Effect.forEach(
+          Array.from({ length: accounts }, (_, i) => i),
+          (i) =>
+            Effect.flatMap(FleetAccounts, (fleet) =>
+              fleet.add(`acct-${String(i).padStart(2, "0")}`, {
+                apiKey: Redacted.make(credentialsOf(i).apiKey),
+                secret: Redacted.make(credentialsOf(i).secret),
+                passphrase: Redacted.make(credentialsOf(i).passphrase)
+              })
+            ),
+          { discard: true }
+        ).pipe(Effect.provide(database))
+
+        const env = { BILLS_FLEET_KEY: testKey, WEEX_BASE_URL: exchange.url }
+        const ports = [
+          41_100 + (process.pid % 500) * 3,
+          41_101 + (process.pid % 500) * 3,
+          41_102 + (process.pid % 500) * 3
+        ]
+        const runners: ReadonlyArray<RunnerProcess> = yield* Effect.acquireRelease(
+          Effect.sync(() =>
+            ports.map((port, i) =>
+              bills(
+                `r${i}`,
+                [
+                  "run",
+                  "--db",
+                  db,
+                  "--redis",
+                  redisUrl ?? "",
+                  "--port",
+                  String(port),
+                  "--interval",
+                  "2s",
+                  "--ip-rps",
+                  String(ipRps),
+                  "--pages-per-pass",
+                  "2"
+                ],
+                env
+              )
+            )
+          ),
+          (runners) =>
+            Effect.promise(() => {
+              for (const runner of runners) {
+                if (runner.proc.exitCode === null && runner.proc.signalCode === null) runner.proc.kill("SIGKILL")
+              }
+              return Promise.all(runners.map((runner) => runner.exited))
+            })
+        )
+        const [killed, stopped] = runners as [RunnerProcess, RunnerProcess, RunnerProcess]
+        const cut = new Map<string, number>()
+        // SIGKILL in the middle of one of its passes.
+        yield* until(
+          "the first runner's passes",
+          60_000,
+          () => killed.events.filter((e) => e.event === "begins").length >= 3
+        )
+        yield* until("a pass in flight", 20_000, () => {
+          const last = killed.events.at(-1)
+          return last !== undefined && last.event === "begins"
+        })
+        killed.proc.kill("SIGKILL")
+        cut.set(killed.name, Date.now())
+        yield* Effect.promise(() => killed.exited)
+        yield* until("the second runner's passes", 30_000, () => stopped.events.length >= 4)
+        stopped.proc.kill("SIGTERM")
+        const code = yield* Effect.promise(() => stopped.exited)
+        expect(code, stopped.stderr()).toBe(0)
+
+        const complete = Effect.gen(function* () {
+          const store = yield* BillsStore
+          const rows = yield* FleetStatus.all
+          for (const [i, row] of rows.entries()) {
+            const fake = exchange.exchanges.get(credentialsOf(i).apiKey)
+            if (fake === undefined) return false
+            const funding = (yield* fake.bills("funding")).length
+            const spot = (yield* fake.bills("spot")).length
+            if (row.funding.bills !== funding || row.spot.bills !== spot) return false
+            if (row.funding.coveredTo === null || row.spot.coveredTo === null) return false
+          }
+          yield* store.count("acct-00", "funding")
+          return rows.length === accounts
+        }).pipe(Effect.provide(database))
+        yield* until("every account brought current", 180_000, () => Effect.runPromise(complete))
+
+        // Field for field.
+        yield* Effect.gen(function* () {
+          const store = yield* BillsStore
+          for (let i = 0; i < accounts; i++) {
+            const label = `acct-${String(i).padStart(2, "0")}`
+            const fake = exchange.exchanges.get(credentialsOf(i).apiKey)
+            if (fake === undefined) return yield* Effect.dieMessage("no exchange")
+            const funding = yield* store.fundingPage(label, { pageIndex: 1, pageSize: 1_000_000 })
+            const spot = yield* store.spotPage(label, { limit: 1_000_000 })
+            const sorted = (lines: ReadonlyArray<string>) => [...lines].sort()
+            expect(sorted(funding.items.map((bill) => JSON.stringify(bill.raw)))).toEqual(
+              sorted((yield* fake.bills("funding")).map((bill) => JSON.stringify(bill)))
+            )
+            expect(sorted(spot.map((bill) => JSON.stringify(bill.raw)))).toEqual(
+              sorted((yield* fake.bills("spot")).map((bill) => JSON.stringify(bill)))
+            )
+          }
+        }).pipe(Effect.provide(database))
+
+        // Processed pass messages are purged: the cluster's table stays small however many passes ran.
+        const processed = Effect.gen(function* () {
+          const sql = yield* SqlClient.SqlClient
+          const rows = yield* sql<{ readonly n: number | string }>`
+            SELECT COUNT(*) AS n FROM cluster_messages WHERE entity_type = 'BillsAccount' AND processed = true`
+          return Number(rows[0]?.n ?? 0)
+        }).pipe(Effect.provide(FleetDatabase.sql(db)))
+        yield* until("processed messages purged", 30_000, () =>
+          Effect.runPromise(Effect.map(processed, (n) => n <= accounts / 2))
+        )
+
+        const log = exchange.requests()
+        const killedAt = cut.get(killed.name) ?? 0
+        const orphans = new Set(killed.events.map((event) => event.account))
+        const pickedUp = [...orphans].map(
+          (account) =>
+            Math.min(
+              ...runners.flatMap((runner) =>
+                runner === killed
+                  ? []
+                  : runner.events
+                      .filter((e) => e.account === account && e.event === "begins" && e.at > killedAt)
+                      .map((e) => e.at)
+              )
+            ) - killedAt
+        )
+        const ops = log.filter((r) => r.operation !== undefined)
+        const span = ((ops.at(-1)?.at ?? 0) - (ops[0]?.at ?? 0)) / 1000
+        console.info(
+          `fleet process test: ${ops.length} requests in ${span.toFixed(1)} s (${(ops.length / span / 2).toFixed(1)} req/s per operation, budget ${ipRps}), ${log.filter((r) => r.status === 429).length} × 429, passes per runner ${runners.map((r) => r.events.filter((e) => e.event === "begins").length).join("/")}, ${orphans.size} accounts of the SIGKILLed runner picked up after ${Math.max(...pickedUp)} ms at most`
+        )
+        expect(log.filter((request) => request.status === 429)).toEqual([])
+        expect(new Set(log.map((request) => request.key)).size).toBe(accounts)
+        expect(
+          overlaps(
+            runners.flatMap((runner) => runner.events),
+            cut
+          )
+        ).toEqual([])
+        // The dead runner's accounts were picked up: every account was passed after the kill.
+        for (const account of orphans) {
+          expect(
+            runners.some(
+              (runner) => runner !== killed && runner.events.some((e) => e.account === account && e.at > killedAt)
+            )
+          ).toBe(true)
+        }
+      }).pipe(Effect.scoped),
+    300_000
+  )
+})

@@ -1,0 +1,77 @@
+/**
+ * A `bills fleet run` in a process of its own, through the real `bills` entry point. Its stderr
+ * (logfmt) is kept: the pass brackets ("pass begins" / "pass ends", with account and runner)
+ * show which runner held which account when.
+ */
+import { type ChildProcess, spawn } from "node:child_process"
+import * as path from "node:path"
+import { fileURLToPath } from "node:url"
+
+const here = path.dirname(fileURLToPath(import.meta.url))
+export const root = path.resolve(here, "../../../..")
+const bin = path.join(root, "packages/node/src/bin/bills.ts")
+
+export interface PassEvent {
+  readonly runner: string
+  readonly account: string
+  readonly event: "begins" | "ends"
+  /** Epoch ms, as the runner stamped its log line (as the parent saw it, if it had no stamp). */
+  readonly at: number
+}
+
+export interface RunnerProcess {
+  readonly name: string
+  readonly proc: ChildProcess
+  readonly events: Array<PassEvent>
+  readonly stderr: () => string
+  /** Resolves with the exit code (null when killed by a signal). */
+  readonly exited: Promise<number | null>
+}
+
+/** Starts `bills fleet args…` with `env` on top of this process's environment. */
+export const bills = (
+  name: string,
+  args: ReadonlyArray<string>,
+  env: Readonly<Record<string, string>>
+): RunnerProcess => {
+  // Node itself with tsx as a loader: the `tsx` command would run the runner in a grandchild
+  // that a SIGKILL of its parent leaves running.
+  const proc = spawn(
+    process.execPath,
+    ["--conditions=@account-bills/source", "--import", "tsx", bin, "fleet", ...args],
+    {
+      cwd: root,
+      env: { ...process.env, ...env },
+      stdio: ["ignore", "pipe", "pipe"]
+    }
+  )
+  const events: Array<PassEvent> = []
+  let text = ""
+  let partial = ""
+  proc.stderr?.on("data", (chunk: Buffer) => {
+    const at = Date.now()
+    text += chunk.toString()
+    const lines = (partial + chunk.toString()).split("\n")
+    partial = lines.pop() ?? ""
+    for (const line of lines) {
+      const message = /message="?pass (begins|ends)/.exec(line)
+      const account = /account=("[^"]*"|\S+)/.exec(line)
+      if (message === null || account === null) continue
+      // The runner's own stamp: lines of different runners reach this process in any order.
+      const stamp = /timestamp=(\S+)/.exec(line)
+      const logged = stamp === null ? Number.NaN : Date.parse(stamp[1] ?? "")
+      events.push({
+        runner: name,
+        account: (account[1] ?? "").replace(/^"|"$/g, ""),
+        event: message[1] === "begins" ? "begins" : "ends",
+        at: Number.isNaN(logged) ? at : logged
+      })
+    }
+  })
+  let stdout = ""
+  proc.stdout?.on("data", (chunk: Buffer) => {
+    stdout += chunk.toString()
+  })
+  const exited = new Promise<number | null>((resolve) => proc.on("exit", (code) => resolve(code)))
+  return { name, proc, events, stderr: () => text + stdout, exited }
+}

@@ -1,0 +1,35 @@
+/**
+ * The servers the fleet tests run against: the PostgreSQL of `.ci/postgres`
+ * (ACCOUNT_BILLS_PG_URL) and the Redis of `.ci/redis` (ACCOUNT_BILLS_REDIS_URL). Without them
+ * the tests that need them are skipped, and that is said loudly.
+ */
+import * as Reactivity from "@effect/experimental/Reactivity"
+import * as PgClient from "@effect/sql-pg/PgClient"
+import * as Effect from "effect/Effect"
+import * as Redacted from "effect/Redacted"
+
+export const postgresUrl = process.env.ACCOUNT_BILLS_PG_URL || undefined
+export const redisUrl = process.env.ACCOUNT_BILLS_REDIS_URL || undefined
+
+const line = "!".repeat(100)
+if (postgresUrl === undefined || redisUrl === undefined) {
+  console.warn(
+    `${line}\n!!! ACCOUNT_BILLS_PG_URL or ACCOUNT_BILLS_REDIS_URL is not set: the fleet tests that need them are SKIPPED.\n!!! Run them through .ci/postgres and .ci/redis: bash .ci/postgres bash .ci/redis pnpm vitest run packages/fleet\n${line}`
+  )
+}
+
+let databases = 0
+
+/** A fresh, empty database on the PostgreSQL server, as a `postgres://` URL. */
+export const freshDatabase = (url: string): Effect.Effect<string> =>
+  Effect.gen(function* () {
+    const name = `ab_fleet_${process.pid}_${Date.now()}_${++databases}`
+    const admin = yield* PgClient.make({ url: Redacted.make(url) })
+    yield* admin`CREATE DATABASE ${admin(name)}`
+    const target = new URL(url)
+    target.pathname = `/${name}`
+    return target.toString()
+  }).pipe(Effect.scoped, Effect.provide(Reactivity.layer), Effect.orDie)
+
+/** A BILLS_FLEET_KEY for tests: 32 fixed bytes. */
+export const testKey = Buffer.alloc(32, 7).toString("base64")
