@@ -12,7 +12,7 @@ import { type FundingBill, FundingBillsPage, type SpotBill, SpotBills } from "./
 import type { BillsConfig } from "./BillsConfig.js"
 import type { BillsRateLimiter } from "./BillsRateLimiter.js"
 import type { BillsError } from "./Errors.js"
-import { decodeData, makeExchangeRequest } from "./internal/exchangeRequest.js"
+import { makeExchangeRequest } from "./internal/exchangeRequest.js"
 import * as FastDecode from "./internal/fastDecode.js"
 import { validate } from "./internal/validate.js"
 import { fundingBody, spotBody } from "./internal/requestBody.js"
@@ -73,12 +73,12 @@ export class BillsApi extends Context.Tag("@account-bills/core/BillsApi")<BillsA
     never,
     HttpClient.HttpClient | Signer | BillsRateLimiter | BillsConfig
   > = Effect.gen(function* () {
-    const { request, syncClock } = yield* makeExchangeRequest
+    const { decode, request, syncClock } = yield* makeExchangeRequest
     // The fast path takes every well-formed page; anything else goes to the schema, which
     // decides and names the field that is wrong. The calls here take parameters already valid:
     // the streams build theirs from a checked cursor and come here directly, in their own span.
-    const decodeFunding = decodeWith(FastDecode.fundingBillsPage, decodeData("fundingBills", FundingBillsPage))
-    const decodeSpot = decodeWith(FastDecode.spotBills, decodeData("spotBills", SpotBills))
+    const decodeFunding = decodeWith(FastDecode.fundingBillsPage, decode("fundingBills", FundingBillsPage))
+    const decodeSpot = decodeWith(FastDecode.spotBills, decode("spotBills", SpotBills))
     const fetchFunding = (valid: ValidFundingBillsParams) =>
       Effect.flatMap(request("fundingBills", fundingBody(valid)), decodeFunding)
     const fetchSpot = (valid: ValidSpotBillsParams) => Effect.flatMap(request("spotBills", spotBody(valid)), decodeSpot)
