@@ -45,7 +45,7 @@ export interface BillsApiShape {
   /** Up to `limit` spot bills of a time window. */
   readonly spotBills: (params?: SpotBillsParams) => Effect.Effect<ReadonlyArray<SpotBill>, BillsError>
   /**
-   * Measures the exchange's clock (`GET /api/v2/public/time`), makes the signer use it, and
+   * Measures the exchange's clock (`GET /api/v2/public/time`, or `/api/v3/time` on v3), makes the signer use it, and
    * returns the offset in ms (exchange minus local). Calls do this by themselves when the
    * exchange rejects their timestamp; call it up front to avoid that first rejection.
    */

@@ -5,16 +5,20 @@
 import * as HttpClient from "@effect/platform/HttpClient"
 import * as Effect from "effect/Effect"
 import type * as Schema from "effect/Schema"
-import { BillsConfig } from "../BillsConfig.js"
+import { type ApiVersion, BillsConfig } from "../BillsConfig.js"
 import { BillsRateLimiter } from "../BillsRateLimiter.js"
 import type { BillsDecodeError, BillsError } from "../Errors.js"
 import type { OperationName } from "../Operation.js"
 import { Signer } from "../Signer.js"
 import { makeAttempt, makeSend } from "./attempt.js"
 import { makeClockSync } from "./clockSync.js"
-import type { CallName } from "./envelope.js"
+import type { CallName, EnvelopeInterpreter } from "./envelope.js"
 import { envelopeV2 } from "./envelopeV2.js"
+import { envelopeV3 } from "./envelopeV3.js"
 import { retryExchangeCall } from "./retry.js"
+
+/** The interpreter of each interface version; the pipeline asks nothing else about versions. */
+const interpreters: Readonly<Record<ApiVersion, EnvelopeInterpreter>> = { v2: envelopeV2, v3: envelopeV3 }
 
 /**
  * What the client's operations are built from.
@@ -42,7 +46,7 @@ export const makeExchangeRequest: Effect.Effect<
   const config = yield* BillsConfig
   const limiter = yield* BillsRateLimiter
   const signer = yield* Signer
-  const wire = envelopeV2
+  const wire = interpreters[config.apiVersion]
   // No traceparent headers: trace ids of the user's system are none of the exchange's business.
   const client = HttpClient.withTracerPropagation(yield* HttpClient.HttpClient, false)
   const send = makeSend(client, config, wire)
