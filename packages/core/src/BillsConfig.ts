@@ -131,7 +131,14 @@ export class BillsConfig extends Context.Tag("@account-bills/core/BillsConfig")<
       Effect.gen(function* () {
         const baseUrl = yield* Config.option(Config.nonEmptyString("WEEX_BASE_URL"))
         const locale = yield* Config.option(Config.nonEmptyString("WEEX_LOCALE"))
-        const apiVersion = yield* Config.option(Config.literal("v2", "v3")("WEEX_API_VERSION"))
+        const apiVersion = yield* Config.option(
+          Config.nonEmptyString("WEEX_API_VERSION").pipe(
+            Config.validate({
+              message: 'WEEX_API_VERSION must be "v2" or "v3"',
+              validation: (value): value is ApiVersion => value === "v2" || value === "v3"
+            })
+          )
+        )
         return yield* BillsConfig.make({
           ...(apiVersion._tag === "Some" ? { apiVersion: apiVersion.value } : {}),
           ...(baseUrl._tag === "Some" ? { baseUrl: baseUrl.value } : {}),
