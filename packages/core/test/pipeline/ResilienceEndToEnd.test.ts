@@ -7,11 +7,11 @@ import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Stream from "effect/Stream"
 import * as TestClock from "effect/TestClock"
-import { BillsApi, BillsConfig, BillsRateLimiter, Signer } from "../src/index.js"
-import { defaultFaultMix, FakeExchange, FakeFault } from "../src/testing/index.js"
-import { apiVersions, fakeStack, runOnTestClock, timed } from "./support/fakeStack.js"
-import { collect, expectExactly } from "./support/streamCheck.js"
-import { credentials } from "./support/stubHttp.js"
+import { BillsApi, BillsConfig, BillsRateLimiter, Signer } from "../../src/index.js"
+import { defaultFaultMix, FakeExchange, FakeFault } from "../../src/testing/index.js"
+import { apiVersions, fakeStack, runOnTestClock, timed } from "../support/fakeStack.js"
+import { collect, expectExactly } from "../support/streamCheck.js"
+import { credentials } from "../support/stubHttp.js"
 
 /** After the generated history (2025-01-01 + 90 days), so a walk pinned at "now" sees all of it. */
 const afterHistory = TestClock.setTime(Date.UTC(2025, 5, 1))
