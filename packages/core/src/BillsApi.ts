@@ -15,6 +15,7 @@ import type { BillsError } from "./Errors.js"
 import { makeExchangeRequest } from "./internal/exchangeRequest.js"
 import * as FastDecode from "./internal/fastDecode.js"
 import { validate } from "./internal/validate.js"
+import { insideWindow } from "./internal/windowGuard.js"
 import { fundingBody, spotBody } from "./internal/requestBody.js"
 import {
   FundingBillsParams,
@@ -79,9 +80,17 @@ export class BillsApi extends Context.Tag("@account-bills/core/BillsApi")<BillsA
     // the streams build theirs from a checked cursor and come here directly, in their own span.
     const decodeFunding = decodeWith(FastDecode.fundingBillsPage, decode("fundingBills", FundingBillsPage))
     const decodeSpot = decodeWith(FastDecode.spotBills, decode("spotBills", SpotBills))
+    // A bill from outside the window asked for fails the call: filtered out, it would hide a gap.
     const fetchFunding = (valid: ValidFundingBillsParams) =>
-      Effect.flatMap(request("fundingBills", fundingBody(valid)), decodeFunding)
-    const fetchSpot = (valid: ValidSpotBillsParams) => Effect.flatMap(request("spotBills", spotBody(valid)), decodeSpot)
+      request("fundingBills", fundingBody(valid)).pipe(
+        Effect.flatMap(decodeFunding),
+        Effect.tap((page) => insideWindow("fundingBills", page.items, valid.startTime, valid.endTime))
+      )
+    const fetchSpot = (valid: ValidSpotBillsParams) =>
+      request("spotBills", spotBody(valid)).pipe(
+        Effect.flatMap(decodeSpot),
+        Effect.flatMap((bills) => insideWindow("spotBills", bills, valid.after, valid.before))
+      )
 
     return BillsApi.fromOperations({ fetchFunding, fetchSpot, syncClock })
   })
