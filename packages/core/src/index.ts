@@ -31,7 +31,7 @@ export {
 } from "./Bill.js"
 export { BillKind } from "./BillKind.js"
 export { BillsApi, type BillsApiShape } from "./BillsApi.js"
-export { BillsConfig, type BillsConfigInput, type BillsConfigShape } from "./BillsConfig.js"
+export { type ApiVersion, BillsConfig, type BillsConfigInput, type BillsConfigShape } from "./BillsConfig.js"
 export {
   BillsRateLimiter,
   type BillsRateLimiterShape,

@@ -26,7 +26,7 @@ import { explainMissing } from "./internal/environment.js"
  * @category models
  */
 export interface NodeBillsApiOptions {
-  /** Settings on top of `WEEX_BASE_URL` and `WEEX_LOCALE`. */
+  /** Settings on top of `WEEX_BASE_URL`, `WEEX_LOCALE` and `WEEX_API_VERSION`. */
   readonly config?: BillsConfigInput
   /** The rate limit; 10 requests per second per operation by default. */
   readonly rateLimit?: RateLimitOptions
@@ -55,9 +55,9 @@ const assemble = <E>(
 export const NodeBillsApi = {
   /**
    * Builds everything from the environment: `WEEX_API_KEY`, `WEEX_API_SECRET`,
-   * `WEEX_API_PASSPHRASE`, `WEEX_BASE_URL` (https, or http to a loopback host only) and
-   * `WEEX_LOCALE`, over undici. A missing variable fails with a `ConfigError` that names it and
-   * says what it is.
+   * `WEEX_API_PASSPHRASE`, `WEEX_BASE_URL` (https, or http to a loopback host only),
+   * `WEEX_LOCALE` and `WEEX_API_VERSION` (`v2`, the default, or `v3`), over undici. A missing
+   * variable fails with a `ConfigError` that names it and says what it is.
    */
   layerConfig: (options: NodeBillsApiOptions = {}): Layer.Layer<BillsApi, ConfigError.ConfigError> =>
     Layer.mapError(assemble(Signer.layerConfig(), BillsConfig.layerConfig(options.config), options), explainMissing),

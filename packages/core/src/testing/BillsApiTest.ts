@@ -9,7 +9,7 @@ import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
 import type { FundingBill, SpotBill } from "../Bill.js"
 import { BillsApi } from "../BillsApi.js"
-import { BillsConfig, type BillsConfigInput } from "../BillsConfig.js"
+import { type ApiVersion, BillsConfig, type BillsConfigInput } from "../BillsConfig.js"
 import { BillsRateLimiter, type RateLimitOptions } from "../BillsRateLimiter.js"
 import { Signer } from "../Signer.js"
 import { defaultCredentials, FakeExchange, type FakeExchangeOptions } from "./FakeExchange.js"
@@ -43,6 +43,11 @@ const credentials = {
  * @category models
  */
 export interface StackOptions {
+  /**
+   * The interface version both sides speak (default `"v2"`): the fake serves it and the client
+   * is configured for it. Overrides `exchange.apiVersion` and `config.apiVersion`.
+   */
+  readonly apiVersion?: ApiVersion | undefined
   readonly exchange?: FakeExchangeOptions
   /** Client settings on top of a base URL that never leaves the process. */
   readonly config?: BillsConfigInput
@@ -57,17 +62,21 @@ export interface StackOptions {
  * @since 0.1.0
  * @category layers
  */
-export const layerStack = (options: StackOptions = {}): Layer.Layer<BillsApi | FakeExchange> =>
-  BillsApi.layer.pipe(
-    Layer.provideMerge(FakeExchange.layer(options.exchange)),
+export const layerStack = (options: StackOptions = {}): Layer.Layer<BillsApi | FakeExchange> => {
+  const version = options.apiVersion === undefined ? {} : { apiVersion: options.apiVersion }
+  return BillsApi.layer.pipe(
+    Layer.provideMerge(FakeExchange.layer({ ...options.exchange, ...version })),
     Layer.provide(Signer.layer(credentials)),
     Layer.provide(
       options.rateLimit === undefined || options.rateLimit === false
         ? BillsRateLimiter.layerUnlimited
         : BillsRateLimiter.layer(options.rateLimit)
     ),
-    Layer.provide(Layer.orDie(BillsConfig.layer({ baseUrl: "https://fake-exchange.test", ...options.config })))
+    Layer.provide(
+      Layer.orDie(BillsConfig.layer({ baseUrl: "https://fake-exchange.test", ...options.config, ...version }))
+    )
   )
+}
 
 /**
  * `BillsApi` over canned bills, with no rate limit on either side; the `FakeExchange` handle
@@ -79,6 +88,7 @@ export const layerStack = (options: StackOptions = {}): Layer.Layer<BillsApi | F
 export const layer = (options: BillsApiTestOptions = {}): Layer.Layer<BillsApi | FakeExchange> => {
   const { funding = [], spot = [], ...behaviour } = options
   return layerStack({
+    apiVersion: behaviour.apiVersion,
     exchange: {
       ...behaviour,
       rateLimit: false,

@@ -8,6 +8,7 @@
  */
 import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
+import * as Config from "effect/Config"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
@@ -50,6 +51,10 @@ const options = {
   ),
   latency: count("latency", 0, "round trip in ms: half before the request is counted, half after"),
   jitter: count("jitter", 0, "up to this many ms more per round trip, drawn per request"),
+  apiVersion: Options.choice("api-version", ["v2", "v3"]).pipe(
+    Options.withFallbackConfig(Config.literal("v2", "v3")("WEEX_API_VERSION").pipe(Config.withDefault("v2" as const))),
+    Options.withDescription("the interface served: v2 or v3 (default: WEEX_API_VERSION, else v2)")
+  ),
   port: count("port", 0, "the port; 0 picks a free one"),
   host: Options.text("host").pipe(
     Options.withDescription("a loopback address (default: 127.0.0.1)"),
@@ -92,6 +97,7 @@ export const fakeExchangeCommand = (runner: string) =>
       const server = yield* FakeExchangeServer.make({
         host: flags.host,
         port: flags.port,
+        apiVersion: flags.apiVersion,
         latency: { millis: flags.latency, jitterMillis: flags.jitter, seed: flags.seed },
         order: flags.order,
         bounds: flags.bounds,
@@ -112,11 +118,12 @@ export const fakeExchangeCommand = (runner: string) =>
       })
       yield* Console.log(`Fake exchange listening on ${server.url} (Ctrl-C to stop)`)
       yield* Console.log(
-        `${flags.funding} funding and ${flags.spot} spot bills over ${flags.days} days (seed ${flags.seed}), order ${flags.order}, bounds ${flags.bounds}`
+        `${flags.funding} funding and ${flags.spot} spot bills over ${flags.days} days (seed ${flags.seed}), interface ${flags.apiVersion}, order ${flags.order}, bounds ${flags.bounds}`
       )
       yield* Console.log("In another shell:")
+      const version = flags.apiVersion === "v2" ? "" : ` WEEX_API_VERSION=${flags.apiVersion}`
       yield* Console.log(
-        `  export WEEX_BASE_URL=${server.url} WEEX_API_KEY=${credentials.apiKey} WEEX_API_SECRET=${credentials.secret} WEEX_API_PASSPHRASE=${credentials.passphrase}`
+        `  export WEEX_BASE_URL=${server.url}${version} WEEX_API_KEY=${credentials.apiKey} WEEX_API_SECRET=${credentials.secret} WEEX_API_PASSPHRASE=${credentials.passphrase}`
       )
       yield* Console.log(`  ${runner} export --account spot`)
       return yield* Effect.never
