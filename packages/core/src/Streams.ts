@@ -18,6 +18,7 @@
  *
  * @since 0.1.0
  */
+import type * as DateTime from "effect/DateTime"
 import * as Schema from "effect/Schema"
 import type { FundingBill, SpotBill } from "./Bill.js"
 import { FundingBillsParams, SpotBillsParams, type TimeInput } from "./Params.js"
@@ -106,6 +107,15 @@ export class FundingCursor extends Schema.Class<FundingCursor>("@account-bills/c
   previousPageBillIds: Schema.Array(Schema.String),
   /** The total the last page reported. */
   total: Schema.optional(Schema.NonNegativeInt),
+  /** The end of the part of the window being paged, when `maxWidth` cuts the window into parts. */
+  windowEnd: Schema.optional(Millis),
+  /**
+   * First millisecond the exchange serves, once a refusal showed it serves no further back
+   * (its history horizon): the walk reads from here, whatever `from` says.
+   */
+  servedFrom: Schema.optional(Millis),
+  /** Widest window the exchange accepted after refusing a wider one: requests span no more. */
+  maxWidth: Schema.optional(Millis),
   /** Requests the walk has made so far. */
   requests: Schema.NonNegativeInt,
   /** Nothing is left to read. */
@@ -142,6 +152,13 @@ export class SpotCursor extends Schema.Class<SpotCursor>("@account-bills/core/Sp
   edgeMillisecond: Schema.optional(Schema.Int),
   /** Ids already emitted at `edgeMillisecond`. */
   edgeBillIds: Schema.Array(Schema.String),
+  /**
+   * First millisecond the exchange serves, once a refusal showed it serves no further back
+   * (its history horizon): the walk reads from here, whatever `from` says.
+   */
+  servedFrom: Schema.optional(Millis),
+  /** Widest window the exchange accepted after refusing a wider one: requests span no more. */
+  maxWidth: Schema.optional(Millis),
   /** Requests the walk has made so far. */
   requests: Schema.NonNegativeInt,
   /** Nothing is left to read. */
@@ -166,6 +183,11 @@ export interface FundingPage {
   readonly requests: number
   /** Continue from here: no bill of this page or before comes again. */
   readonly cursor: FundingCursor
+  /**
+   * The earliest time the exchange serves, on every page after the walk clipped its window to
+   * the exchange's history horizon; bills before it are not in the stream.
+   */
+  readonly servedFrom?: DateTime.Utc | undefined
 }
 
 /**
@@ -183,4 +205,9 @@ export interface SpotPage {
   readonly requests: number
   /** Continue from here: no bill of this page or before comes again. */
   readonly cursor: SpotCursor
+  /**
+   * The earliest time the exchange serves, on every page after the walk clipped its window to
+   * the exchange's history horizon; bills before it are not in the stream.
+   */
+  readonly servedFrom?: DateTime.Utc | undefined
 }

@@ -128,12 +128,12 @@ export interface SpotPlan {
   ) => { readonly rest: SpotWalkState; readonly created: Segment | undefined; readonly schedule: boolean }
   /**
    * The last page of `segment`: it is done. Returns the rest of the whole window after it
-   * (`undefined` when nothing is left).
+   * (`undefined` when nothing is left). `timing` is `undefined` when no request was made.
    */
   readonly afterEnd: (
     segment: Segment,
     page: { readonly first: boolean; readonly bills: number },
-    timing: Timing
+    timing: Timing | undefined
   ) => SpotWalkState | undefined
   /** A fetch or step of `segment` failed: it walks no more. */
   readonly afterFailure: (segment: Segment, timing: Timing) => void
@@ -347,8 +347,10 @@ export const makeSpotPlan = (
     },
     afterEnd: (segment, page, timing) => {
       const s = own(segment)
-      recordFetch(timing)
-      requests++
+      if (timing !== undefined) {
+        recordFetch(timing)
+        requests++
+      }
       s.status = "done"
       // Sparser than measured (a gap in the history): the segments waiting beyond this one start
       // whole and measure for themselves, rather than being carved into pieces that hold nothing

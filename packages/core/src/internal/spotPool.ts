@@ -6,7 +6,7 @@
  *
  * One walk cannot go faster than a request per round trip: each request depends on the edge of
  * the page before. So the unread window is cut into segments, each walked on its own with the
- * same step ({@link spotStep}), and the segments are emitted one after the other in the server's
+ * same step (`spotStep`), and the segments are emitted one after the other in the server's
  * order (newest first: the segment with the latest times first). Segments partition the window,
  * and each walk lists its segment exactly once, so the whole is listed exactly once.
  *
@@ -28,7 +28,7 @@ import * as Stream from "effect/Stream"
 import type { SpotBill } from "../Bill.js"
 import type { BillsError } from "../Errors.js"
 import { makeSpotPlan, type Segment, type SpotPoolOptions } from "./spotPlan.js"
-import { type SpotRequest, type SpotWalkState, spotRequest, spotStep } from "./spotWalk.js"
+import type { SpotWalkState } from "./spotWalk.js"
 
 /**
  * One page of the pooled walk, with the state of a single walk over everything after it.
@@ -40,6 +40,18 @@ export interface PooledPage {
   readonly requests: number
   /** The rest of the window after this page, as one walk; `undefined` when nothing is left. */
   readonly rest: SpotWalkState | undefined
+}
+
+/**
+ * One page of a segment's walk: the bills to emit, the state after it (`undefined` once the
+ * segment is read), the records received, and whether a request was made (a segment the
+ * exchange no longer serves ends without one).
+ */
+export interface WalkPage {
+  readonly bills: ReadonlyArray<SpotBill>
+  readonly next: SpotWalkState | undefined
+  readonly received: number
+  readonly requested: boolean
 }
 
 type Item =
@@ -54,7 +66,7 @@ export const spotPool = (
   start: SpotWalkState,
   density: number | undefined,
   options: SpotPoolOptions,
-  fetch: (request: SpotRequest) => Effect.Effect<ReadonlyArray<SpotBill>, BillsError>
+  page: (state: SpotWalkState) => Effect.Effect<WalkPage, BillsError>
 ): Stream.Stream<PooledPage, BillsError> =>
   Stream.unwrapScoped(
     Effect.gen(function* () {
@@ -87,25 +99,20 @@ export const spotPool = (
           const queue = queueOf(segment)
           for (let first = true; ; first = false) {
             const before = yield* Effect.sync(() => segment.state)
-            const request = spotRequest(before)
             const sent = yield* Clock.currentTimeMillis
-            const fetched = yield* Effect.either(fetch(request))
+            const result = yield* Effect.either(page(before))
             const now = yield* Clock.currentTimeMillis
             const timing = { sent, now }
-            const step = Either.flatMap(fetched, (received) =>
-              Either.map(spotStep(before, request, received, options.limit), (s) => ({
-                ...s,
-                received: received.length
-              }))
-            )
-            if (Either.isLeft(step)) {
+            if (Either.isLeft(result)) {
               yield* Effect.sync(() => plan.afterFailure(segment, timing))
-              yield* Queue.offer(queue, { _tag: "Failed", error: step.left })
+              yield* Queue.offer(queue, { _tag: "Failed", error: result.left })
               return
             }
-            const { bills, next, received } = step.right
+            const { bills, next, received, requested } = result.right
             if (next === undefined) {
-              const rest = yield* Effect.sync(() => plan.afterEnd(segment, { first, bills: bills.length }, timing))
+              const rest = yield* Effect.sync(() =>
+                plan.afterEnd(segment, { first, bills: bills.length }, requested ? timing : undefined)
+              )
               yield* Queue.offer(queue, { _tag: "Page", page: { bills, received, rest }, last: true })
               return
             }
