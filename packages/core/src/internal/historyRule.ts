@@ -13,6 +13,7 @@
  * refused start and the window's end (one probe per halving of that gap, to the millisecond).
  */
 import * as Clock from "effect/Clock"
+import * as DateTime from "effect/DateTime"
 import * as Effect from "effect/Effect"
 import type { BillsApiError, BillsError } from "../Errors.js"
 
@@ -25,6 +26,21 @@ export interface HistoryRule {
   /** Widest window (end bound minus start bound) the exchange accepted after refusing a wider one. */
   readonly maxWidth?: number | undefined
 }
+
+/** The rule's fields of a cursor, those known. */
+export const ruleFields = (rule: HistoryRule): HistoryRule => ({
+  ...(rule.servedFrom === undefined ? {} : { servedFrom: rule.servedFrom }),
+  ...(rule.maxWidth === undefined ? {} : { maxWidth: rule.maxWidth })
+})
+
+/** The page value's `servedFrom`: set once the walk's window is clipped to the exchange's horizon. */
+export const servedFromOf = (cursor: {
+  readonly from?: number | undefined
+  readonly servedFrom?: number | undefined
+}): DateTime.Utc | undefined =>
+  cursor.servedFrom !== undefined && cursor.servedFrom > (cursor.from ?? 0)
+    ? DateTime.unsafeMake(cursor.servedFrom)
+    : undefined
 
 /** Whether `error` is the exchange's refusal of a window for its age or its width. */
 export const isHistoryLimit = (error: BillsError): error is BillsApiError =>

@@ -2,7 +2,6 @@
  * The spot page stream: the walk of {@link spotStep} over the exchange, its first page alone,
  * then the pages after it from a pool of walks over parts of the window ({@link spotPool}).
  */
-import * as DateTime from "effect/DateTime"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Stream from "effect/Stream"
@@ -12,7 +11,16 @@ import { maxPageSize } from "../Operation.js"
 import { SpotBillsParams, type ValidSpotBillsParams } from "../Params.js"
 import { type SpotBillsQuery, SpotCursor, type SpotPage } from "../Streams.js"
 import { defaultBufferPages, defaultPiecePages, densityOf } from "./spotPlan.js"
-import { acceptsBy, type HistoryRule, isHistoryLimit, makeRuleCell, maxRelearns, type RuleCell } from "./historyRule.js"
+import {
+  acceptsBy,
+  type HistoryRule,
+  isHistoryLimit,
+  makeRuleCell,
+  maxRelearns,
+  type RuleCell,
+  ruleFields,
+  servedFromOf
+} from "./historyRule.js"
 import { spotPool, type WalkPage } from "./spotPool.js"
 import {
   spotClip,
@@ -50,21 +58,6 @@ const start = Effect.fn("BillsApi.streamSpot.start")((query: SpotBillsQuery) =>
     })
   })
 )
-
-/** The rule's fields of a cursor, those known. */
-export const ruleFields = (rule: HistoryRule): HistoryRule => ({
-  ...(rule.servedFrom === undefined ? {} : { servedFrom: rule.servedFrom }),
-  ...(rule.maxWidth === undefined ? {} : { maxWidth: rule.maxWidth })
-})
-
-/** The page value's `servedFrom`: set once the walk's window is clipped to the exchange's horizon. */
-export const servedFromOf = (cursor: {
-  readonly from?: number | undefined
-  readonly servedFrom?: number | undefined
-}): DateTime.Utc | undefined =>
-  cursor.servedFrom !== undefined && cursor.servedFrom > (cursor.from ?? 0)
-    ? DateTime.unsafeMake(cursor.servedFrom)
-    : undefined
 
 /**
  * The spot page stream over `fetch`: every bill of the query exactly once, in the server's
