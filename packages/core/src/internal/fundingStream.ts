@@ -14,7 +14,7 @@ import { FundingBillsParams, type ValidFundingBillsParams } from "../Params.js"
 import { FundingCursor, type FundingBillsQuery, type FundingPage } from "../Streams.js"
 import { type FundingWalkState, fundingRequest, fundingStep } from "./fundingWalk.js"
 import {
-  acceptsBy,
+  probeBy,
   type HistoryRule,
   isHistoryLimit,
   makeRuleCell,
@@ -80,6 +80,12 @@ interface Planned {
   readonly state: FundingWalkState
 }
 
+/** The bounds of a request; under a width limit every window has a start (1970's first millisecond holds no bill). */
+const requestOf = (planned: Planned) => {
+  const request = fundingRequest(planned.state)
+  return planned.rule.maxWidth !== undefined && request.startTime === undefined ? { ...request, startTime: 0 } : request
+}
+
 const applyPage = Effect.fnUntraced(function* (cursor: FundingCursor, planned: Planned, page: FundingBillsPage) {
   const { bills, next } = yield* fundingStep(planned.state, page, maxPageSize)
   const requests = cursor.requests + 1
@@ -118,7 +124,7 @@ export const fundingPages =
       planned: Planned,
       pageIndex: number
     ) {
-      const { endTime, startTime } = fundingRequest(planned.state)
+      const { endTime, startTime } = requestOf(planned)
       yield* Effect.annotateCurrentSpan({ pageIndex, startTime, endTime })
       return yield* fetch({
         coinId: cursor.coinId,
@@ -131,7 +137,7 @@ export const fundingPages =
     })
 
     const probe = (cursor: FundingCursor) =>
-      acceptsBy((startTime, endTime) =>
+      probeBy((startTime, endTime) =>
         fetch({ coinId: cursor.coinId, bizType: cursor.bizType, startTime, endTime, pageIndex: 1, pageSize: 1 })
       )
 
@@ -184,7 +190,7 @@ export const fundingPages =
               })
             )
           }
-          const { endTime, startTime } = fundingRequest(planned.state)
+          const { endTime, startTime } = requestOf(planned)
           const window = { start: startTime, end: endTime }
           if (!(yield* rules.refused(planned.rule, error, window, probe(cursor)))) return yield* Effect.fail(error)
         }

@@ -47,19 +47,23 @@ export const isHistoryLimit = (error: BillsError): error is BillsApiError =>
   error._tag === "BillsApiError" && error.reason === "HistoryLimit"
 
 /**
- * Whether the exchange accepts a window from `start` to `end` (bounds as sent): `false` when it
- * refuses it for the history rule; any other failure fails.
+ * Whether the exchange accepts a window from `start` to `end` (bounds as sent): `undefined` when
+ * it does, the refusal's text when it refuses it for the history rule; any other failure fails.
  */
-export type Accepts = (start: number, end: number) => Effect.Effect<boolean, BillsError>
+export type Probe = (start: number, end: number) => Effect.Effect<string | undefined, BillsError>
 
-/** Adapts a one-record request to {@link Accepts}. */
-export const acceptsBy =
-  (request: (start: number, end: number) => Effect.Effect<unknown, BillsError>): Accepts =>
+/** Adapts a one-record request to a {@link Probe}. */
+export const probeBy =
+  (request: (start: number, end: number) => Effect.Effect<unknown, BillsError>): Probe =>
   (start, end) =>
     request(start, end).pipe(
-      Effect.as(true),
-      Effect.catchIf(isHistoryLimit, () => Effect.succeed(false))
+      Effect.as(undefined),
+      Effect.catchIf(isHistoryLimit, (refusal) => Effect.succeed(refusal.msg))
     )
+
+/** Whether `probe` accepts the window. */
+const accepted = (probe: Probe, start: number, end: number) =>
+  Effect.map(probe(start, end), (refusal) => refusal === undefined)
 
 const day = 86_400_000
 
@@ -79,22 +83,22 @@ export const hintOf = (msg: string): number | undefined => {
 
 /** The widest window from `end` back that is accepted, below the refused `refusedWidth`. */
 const findWidth = (
-  accepts: Accepts,
+  probe: Probe,
   end: number,
   refusedWidth: number,
   hint: number | undefined
 ): Effect.Effect<number | undefined, BillsError> =>
   Effect.gen(function* () {
-    if (hint !== undefined && hint >= 2 && hint < refusedWidth && (yield* accepts(end - hint, end))) return hint
+    if (hint !== undefined && hint >= 2 && hint < refusedWidth && (yield* accepted(probe, end - hint, end))) return hint
     for (let width = Math.floor(refusedWidth / 2); width >= 2; width = Math.floor(width / 2)) {
-      if (yield* accepts(end - width, end)) return width
+      if (yield* accepted(probe, end - width, end)) return width
     }
     return undefined
   })
 
 /** The lowest start accepted between the refused `refused` and `end`, or `end` when none is. */
 const findHorizon = (
-  accepts: Accepts,
+  probe: Probe,
   refused: number,
   end: number,
   hint: number | undefined
@@ -106,9 +110,9 @@ const findHorizon = (
       const now = yield* Clock.currentTimeMillis
       const guess = now - hint + horizonMargin
       if (guess > lo && guess < end) {
-        if (yield* accepts(guess, guess + 1)) {
+        if (yield* accepted(probe, guess, guess + 1)) {
           const below = guess - 2 * horizonMargin
-          if (below <= lo || !(yield* accepts(below, below + 1))) return guess
+          if (below <= lo || !(yield* accepted(probe, below, below + 1))) return guess
           hi = below
         } else {
           lo = guess
@@ -116,16 +120,16 @@ const findHorizon = (
       }
     }
     if (hi === undefined) {
-      if (!(yield* accepts(end - 1, end))) return end
+      if (!(yield* accepted(probe, end - 1, end))) return end
       hi = end - 1
     }
-    let accepted: number = hi
-    while (accepted - lo > 1) {
-      const mid = lo + Math.floor((accepted - lo) / 2)
-      if (yield* accepts(mid, mid + 1)) accepted = mid
+    let lowest: number = hi
+    while (lowest - lo > 1) {
+      const mid = lo + Math.floor((lowest - lo) / 2)
+      if (yield* accepted(probe, mid, mid + 1)) lowest = mid
       else lo = mid
     }
-    return accepted
+    return lowest
   })
 
 /**
@@ -133,22 +137,24 @@ const findHorizon = (
  * about the rule, given `rule` it was built with; `undefined` when it teaches nothing new.
  */
 export const learn = (
-  accepts: Accepts,
+  probe: Probe,
   refusal: BillsApiError,
   window: { readonly start: number | undefined; readonly end: number },
   rule: HistoryRule
 ): Effect.Effect<HistoryRule | undefined, BillsError> =>
   Effect.gen(function* () {
-    const hint = hintOf(refusal.msg)
     const start = window.start ?? 0
-    if (yield* accepts(start, start + 1)) {
+    const narrow = yield* probe(start, start + 1)
+    if (narrow === undefined) {
       // Not the horizon: a window that starts there is accepted when it is narrow.
-      const width = yield* findWidth(accepts, window.end, window.end - start, hint)
+      const width = yield* findWidth(probe, window.end, window.end - start, hintOf(refusal.msg))
       if (width === undefined || (rule.maxWidth !== undefined && width >= rule.maxWidth)) return undefined
       return { ...rule, maxWidth: width }
     }
+    // A narrow window refused is refused for its age: its text speaks of the horizon.
+    const hint = hintOf(narrow) ?? hintOf(refusal.msg)
     // The bound is sent one millisecond before the first millisecond the walk reads.
-    const servedFrom = (yield* findHorizon(accepts, start, window.end, hint)) + 1
+    const servedFrom = (yield* findHorizon(probe, start, window.end, hint)) + 1
     if (rule.servedFrom !== undefined && servedFrom <= rule.servedFrom) return undefined
     return { ...rule, servedFrom }
   })
@@ -167,7 +173,7 @@ export interface RuleCell {
     used: HistoryRule,
     refusal: BillsApiError,
     window: { readonly start: number | undefined; readonly end: number },
-    accepts: Accepts
+    probe: Probe
   ) => Effect.Effect<boolean, BillsError>
 }
 
@@ -177,12 +183,12 @@ export const makeRuleCell = (initial: HistoryRule): Effect.Effect<RuleCell> =>
     let rule = initial
     return {
       get: Effect.sync(() => rule),
-      refused: (used, refusal, window, accepts) =>
+      refused: (used, refusal, window, probe) =>
         semaphore.withPermits(1)(
           Effect.suspend(() =>
             rule !== used
               ? Effect.succeed(true)
-              : Effect.map(learn(accepts, refusal, window, rule), (learned) => {
+              : Effect.map(learn(probe, refusal, window, rule), (learned) => {
                   if (learned === undefined) return false
                   rule = learned
                   return true

@@ -12,7 +12,7 @@ import { SpotBillsParams, type ValidSpotBillsParams } from "../Params.js"
 import { type SpotBillsQuery, SpotCursor, type SpotPage } from "../Streams.js"
 import { defaultBufferPages, defaultPiecePages, densityOf } from "./spotPlan.js"
 import {
-  acceptsBy,
+  probeBy,
   type HistoryRule,
   isHistoryLimit,
   makeRuleCell,
@@ -88,19 +88,21 @@ export const spotPages =
      */
     const walkPage = (rules: RuleCell, base: SpotCursor, state: SpotWalkState): Effect.Effect<WalkPage, BillsError> =>
       Effect.gen(function* () {
-        const accepts = acceptsBy((after, before) => fetchPage(base, { after, before }, 1))
+        const probe = probeBy((after, before) => fetchPage(base, { after, before }, 1))
         for (let attempt = 1; ; attempt++) {
           const rule = yield* rules.get
           const clipped = spotClip(state, rule.servedFrom)
           if (clipped === undefined) return { bills: [], next: undefined, received: 0, requested: false }
           const slice = spotSlice(clipped, rule.maxWidth)
-          const request = spotRequest(slice)
+          // Under a width limit every window has a start: the first millisecond of 1970 holds no bill.
+          const asked = spotRequest(slice)
+          const request = rule.maxWidth !== undefined && asked.after === undefined ? { ...asked, after: 0 } : asked
           const fetched = yield* Effect.either(fetchPage(base, request, maxPageSize))
           if (Either.isLeft(fetched)) {
             const error = fetched.left
             if (!isHistoryLimit(error) || attempt > maxRelearns) return yield* Effect.fail(error)
             const window = { start: request.after, end: request.before }
-            if (!(yield* rules.refused(rule, error, window, accepts))) return yield* Effect.fail(error)
+            if (!(yield* rules.refused(rule, error, window, probe))) return yield* Effect.fail(error)
             continue
           }
           const step = yield* spotStep(slice, request, fetched.right, maxPageSize)
