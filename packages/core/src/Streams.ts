@@ -107,6 +107,8 @@ export class FundingCursor extends Schema.Class<FundingCursor>("@account-bills/c
   previousPageBillIds: Schema.Array(Schema.String),
   /** The total the last page reported. */
   total: Schema.optional(Schema.NonNegativeInt),
+  /** The order the pages list bills in, once a page showed it. */
+  order: Schema.optional(Schema.Literal("newest-first", "oldest-first")),
   /** The end of the part of the window being paged, when `maxWidth` cuts the window into parts. */
   windowEnd: Schema.optional(Millis),
   /**

@@ -2,6 +2,7 @@
  * The funding page stream: the walk of {@link fundingStep} over the exchange, its first page
  * alone, then the pages after it read ahead (every request is known from its page number).
  */
+import * as DateTime from "effect/DateTime"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Fiber from "effect/Fiber"
@@ -86,9 +87,20 @@ const requestOf = (planned: Planned) => {
   return planned.rule.maxWidth !== undefined && request.startTime === undefined ? { ...request, startTime: 0 } : request
 }
 
+/** The order a page lists bills in, when its times show one. */
+const listingOrder = (page: FundingBillsPage): "newest-first" | "oldest-first" | undefined => {
+  const first = page.items[0]
+  const last = page.items[page.items.length - 1]
+  if (first === undefined || last === undefined) return undefined
+  const a = DateTime.toEpochMillis(first.cTime)
+  const b = DateTime.toEpochMillis(last.cTime)
+  return a > b ? "newest-first" : a < b ? "oldest-first" : undefined
+}
+
 const applyPage = Effect.fnUntraced(function* (cursor: FundingCursor, planned: Planned, page: FundingBillsPage) {
   const { bills, next } = yield* fundingStep(planned.state, page, maxPageSize)
   const requests = cursor.requests + 1
+  const order = cursor.order ?? listingOrder(page)
   const { from } = windowOf(cursor, planned.rule)
   const after =
     next !== undefined
@@ -98,7 +110,10 @@ const applyPage = Effect.fnUntraced(function* (cursor: FundingCursor, planned: P
           { windowEnd: planned.state.from, pageIndex: 1, previousPageBillIds: [], total: undefined }
         : { done: true }
   // Built from a checked cursor and the walk's own numbers: no need to check it again.
-  const nextCursor = new FundingCursor({ ...cursor, ...ruleFields(planned.rule), requests, ...after }, true)
+  const nextCursor = new FundingCursor(
+    { ...cursor, ...ruleFields(planned.rule), ...(order === undefined ? {} : { order }), requests, ...after },
+    true
+  )
   const result: FundingPage = {
     bills,
     pageIndex: cursor.pageIndex,
@@ -155,21 +170,22 @@ export const fundingPages =
       ahead?: { readonly planned: Planned; readonly fetched: Fiber.Fiber<FundingBillsPage, BillsError> }
     ): Effect.Effect<FundingPage, BillsError> =>
       Effect.gen(function* () {
+        let current = cursor
         for (let attempt = 1; ; attempt++) {
           // A page read ahead was asked for under the rule of its time: its state is this cursor's.
           const planned =
             attempt === 1 && ahead !== undefined
-              ? { rule: ahead.planned.rule, state: stateOf(cursor, ahead.planned.rule) }
-              : yield* plan(rules, cursor)
+              ? { rule: ahead.planned.rule, state: stateOf(current, ahead.planned.rule) }
+              : yield* plan(rules, current)
           if (planned.state.from >= planned.state.end) {
             // The exchange serves nothing of what is left: the walk ends without a request.
-            const rest = new FundingCursor({ ...cursor, ...ruleFields(planned.rule), done: true }, true)
+            const rest = new FundingCursor({ ...current, ...ruleFields(planned.rule), done: true }, true)
             return {
               bills: [],
-              pageIndex: cursor.pageIndex,
+              pageIndex: current.pageIndex,
               total: 0,
               received: 0,
-              requests: cursor.requests,
+              requests: current.requests,
               cursor: rest,
               servedFrom: servedFromOf(rest)
             } satisfies FundingPage
@@ -177,22 +193,26 @@ export const fundingPages =
           const fetched = yield* Effect.either(
             attempt === 1 && ahead !== undefined
               ? Fiber.join(ahead.fetched)
-              : fetchPage(cursor, planned, cursor.pageIndex)
+              : fetchPage(current, planned, current.pageIndex)
           )
-          if (Either.isRight(fetched)) return yield* applyPage(cursor, planned, fetched.right)
+          if (Either.isRight(fetched)) return yield* applyPage(current, planned, fetched.right)
           const error = fetched.left
           if (!isHistoryLimit(error) || attempt > maxRelearns) return yield* Effect.fail(error)
-          if (cursor.pageIndex > 1) {
+          // After the first page of a part, a narrower window keeps the pages read only when the
+          // exchange lists newest first: what the horizon took is at the end of the listing.
+          if (current.pageIndex > 1 && current.order !== "newest-first") {
             return yield* Effect.fail(
               new BillsIncomplete({
                 operation: "fundingBills",
-                description: `the exchange stopped serving this window after page ${cursor.pageIndex - 1} (${error.msg}); the pages read do not match a narrower window, so the walk must start again without its cursor`
+                description: `the exchange stopped serving this window after page ${current.pageIndex - 1} (${error.msg}), and its pages are not known to list newest first, so the pages read may not match a narrower window; start the walk again without its cursor`
               })
             )
           }
           const { endTime, startTime } = requestOf(planned)
           const window = { start: startTime, end: endTime }
-          if (!(yield* rules.refused(planned.rule, error, window, probe(cursor)))) return yield* Effect.fail(error)
+          if (!(yield* rules.refused(planned.rule, error, window, probe(current)))) return yield* Effect.fail(error)
+          // The narrower window's total is smaller: the pages go on, compared from here.
+          if (current.pageIndex > 1) current = new FundingCursor({ ...current, total: undefined }, true)
         }
       })
 
