@@ -86,6 +86,14 @@ export const startWalk = <Q extends QueryFields, I, C extends QueryFields>(
       return query.cursor
     }
     const now = yield* Clock.currentTimeMillis
+    // A window entirely in the future holds nothing yet: as with from after to, say so.
+    if (valid.from !== undefined && valid.from > now) {
+      return yield* new InvalidParams({
+        operation,
+        field: "from",
+        rule: `from must not be in the future (it is ${new Date(valid.from).toISOString()}, the walk starts at ${new Date(now).toISOString()})`
+      })
+    }
     return fresh(valid, Math.min(valid.to ?? now, now))
   })
 
