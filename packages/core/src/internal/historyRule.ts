@@ -68,10 +68,12 @@ const accepted = (probe: Probe, start: number, end: number) =>
 const day = 86_400_000
 
 /**
- * Room left above a horizon found from a hint: the exchange's clock and ours differ by up to a
- * few seconds, and the horizon moves on while the walk runs.
+ * Room left above a horizon found from a hint: the exchange's clock and ours differ by a few
+ * seconds, and the horizon moves on while the walk runs. A minute keeps a walk of a minute from
+ * meeting the horizon again (each meeting costs a refusal and three probes); the bills of that
+ * minute at the edge of the served history are left out, and `servedFrom` says so.
  */
-const horizonMargin = 5_000
+const horizonMargin = 60_000
 
 /** The span of days the refusal names, if it names one. */
 export const hintOf = (msg: string): number | undefined => {
