@@ -37,12 +37,13 @@ import {
 } from "./client.js"
 import { bundle, lazyExchange, runChild } from "./common.js"
 import { farExchange, goalAt } from "./farExchange.js"
+import { horizonBench } from "./horizon.js"
 import { measureStartup } from "./startup.js"
 import { syncBench } from "./sync.js"
 import { fleetBench } from "./fleet.js"
 
 const quick = process.argv.includes("--quick")
-/** `--only <name>` runs one section: throughput, decoding, saturation, memory, far, startup, store or fleet. */
+/** `--only <name>` runs one section: throughput, decoding, saturation, memory, far, startup, store, fleet or horizon. */
 const onlyAt = process.argv.indexOf("--only")
 const only = onlyAt >= 0 ? process.argv[onlyAt + 1] : undefined
 const wanted = (name: string) => only === undefined || only === name
@@ -537,6 +538,22 @@ const fleet = async () => {
   )
 }
 
+// 10. The history horizon: the requests finding the exchange's rule costs (bench/horizon.ts).
+const horizon = async () => {
+  const count = quick ? 2_000 : 20_000
+  const measured = await horizonBench(count, (line) => console.error(line))
+  results.horizon = measured
+  const section = `10 history horizon (${fmt(count)} bills over 180 d, 90 served, 150 ms)`
+  for (const r of measured) {
+    row(
+      section,
+      `${r.account}, ${r.case}: requests (refused, probes) vs no rule`,
+      `${r.requests} (${r.refused}, ${r.probes}) vs ${r.baseline}: +${r.requests - r.baseline}`
+    )
+    row(section, `${r.account}, ${r.case}: bills, served from`, `${fmt(r.bills)}, ${r.servedFrom || "not clipped"}`)
+  }
+}
+
 const main = async () => {
   const started = performance.now()
   console.error(`bench (${quick ? "quick" : "full"}): ${availableParallelism()} cores, node ${process.version}`)
@@ -573,6 +590,10 @@ const main = async () => {
     if (wanted("fleet")) {
       console.error("9. fleet (runner processes, PostgreSQL and Redis) ...")
       await fleet()
+    }
+    if (wanted("horizon")) {
+      console.error("10. history horizon (TestClock) ...")
+      await horizon()
     }
   } catch (error) {
     failures.push(String(error))

@@ -24,7 +24,8 @@ import {
   type ValidSpotBillsParams
 } from "./Params.js"
 import type { Signer } from "./Signer.js"
-import { type FundingBillsQuery, type FundingPage, makeStreams, type SpotBillsQuery, type SpotPage } from "./Streams.js"
+import { makeStreams } from "./internal/streams.js"
+import type { FundingBillsQuery, FundingPage, SpotBillsQuery, SpotPage } from "./Streams.js"
 
 /** The fast decoder's answer, or the schema's when the fast one declines. */
 const decodeWith =

@@ -95,5 +95,6 @@ export {
   type FundingPage,
   SpotCursor,
   type SpotBillsQuery,
-  type SpotPage
+  type SpotPage,
+  type StreamQuery
 } from "./Streams.js"

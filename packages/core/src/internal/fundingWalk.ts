@@ -76,6 +76,17 @@ export const fundingStep = (
       `${total - state.total} bills were added to the window between two pages, more than one page can absorb`
     )
   }
+  // Bounds widened by a millisecond still bound the answer: a bill beyond them means the server
+  // read the window differently, and pages counted over another window cannot be trusted.
+  const { startTime, endTime } = fundingRequest(state)
+  for (const bill of items) {
+    const t = DateTime.toEpochMillis(bill.cTime)
+    if (t < (startTime ?? 0) || t > endTime) {
+      return incomplete(
+        `the exchange returned a bill at ${t} for the window from ${startTime ?? 0} to ${endTime}; its answers cannot be trusted to be complete`
+      )
+    }
+  }
   const previous = new Set(state.previousPageBillIds)
   const pageIds = new Set<string>()
   const bills: Array<FundingBill> = []

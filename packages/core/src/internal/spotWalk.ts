@@ -184,3 +184,58 @@ export const spotStep = (
     }
   })
 }
+
+/**
+ * The state without the part before `servedFrom`, which the exchange no longer serves;
+ * `undefined` when nothing is left.
+ */
+export const spotClip = (state: SpotWalkState, servedFrom: number | undefined): SpotWalkState | undefined => {
+  if (servedFrom === undefined || servedFrom <= state.lo) return state
+  if (servedFrom > state.hi) return undefined
+  const edgeKept = state.edgeMillisecond !== undefined && state.edgeMillisecond >= servedFrom
+  return {
+    ...state,
+    lo: servedFrom,
+    edgeMillisecond: edgeKept ? state.edgeMillisecond : undefined,
+    edgeBillIds: edgeKept ? state.edgeBillIds : []
+  }
+}
+
+/**
+ * The part of `state` the next request covers when the exchange accepts windows of at most
+ * `maxWidth` between its bounds (which are widened by a millisecond each): all of it when it
+ * fits, else the end the server lists first (the start when it lists oldest first).
+ */
+export const spotSlice = (state: SpotWalkState, maxWidth: number | undefined): SpotWalkState => {
+  if (maxWidth === undefined || state.hi - state.lo <= maxWidth - 2) return state
+  const span = Math.max(0, maxWidth - 2)
+  return state.order === "oldest-first" ? { ...state, hi: state.lo + span } : { ...state, lo: state.hi - span }
+}
+
+/**
+ * The step over the whole window from the step over its slice: the part of the window beside
+ * the slice stays to read. A slice at the later end that shows the server lists oldest first
+ * cannot be continued (what is left would be two ranges): its bills are left for the walk from
+ * the start, which only the order learned here moves on.
+ */
+export const spotJoin = (state: SpotWalkState, slice: SpotWalkState, step: SpotStep): SpotStep => {
+  if (slice.lo === state.lo && slice.hi === state.hi) return step
+  const atStart = slice.lo === state.lo
+  if (step.next === undefined) {
+    const rest = atStart ? { lo: slice.hi + 1, hi: state.hi } : { lo: state.lo, hi: slice.lo - 1 }
+    return { bills: step.bills, next: { ...state, ...rest, edgeMillisecond: undefined, edgeBillIds: [] } }
+  }
+  const next = step.next
+  if (!atStart && next.order === "oldest-first") {
+    return {
+      bills: [],
+      next: {
+        ...state,
+        order: "oldest-first",
+        inclusiveAfter: next.inclusiveAfter,
+        inclusiveBefore: next.inclusiveBefore
+      }
+    }
+  }
+  return { bills: step.bills, next: atStart ? { ...next, hi: state.hi } : { ...next, lo: state.lo } }
+}

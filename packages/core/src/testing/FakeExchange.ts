@@ -120,6 +120,11 @@ export interface FakeBehaviour {
   readonly maxSkewMillis: number
   /** When set, a start bound older than this (from the fake's clock) fails with 40704. */
   readonly lookbackMillis: number | undefined
+  /**
+   * When set, a window wider than this fails with 40704 (the code the horizon shares): the end
+   * bound (default the fake's clock) minus the start bound, a missing start counting as unbounded.
+   */
+  readonly maxWindowMillis: number | undefined
 }
 
 /**
@@ -335,7 +340,8 @@ export const make = (options: FakeExchangeOptions = {}): Effect.Effect<FakeExcha
       bounds: options.bounds ?? "inclusive",
       rateLimit: options.rateLimit ?? SlidingWindow.defaultRateLimit,
       maxSkewMillis: options.maxSkewMillis ?? 30_000,
-      lookbackMillis: options.lookbackMillis
+      lookbackMillis: options.lookbackMillis,
+      maxWindowMillis: options.maxWindowMillis
     }
     let clockOffsetMillis = options.clockOffsetMillis ?? 0
     const faults = makeFaultPlan(options.faults)

@@ -15,6 +15,7 @@
  * | 401  | `40009` | `sign signature error`                | HMAC over timestamp+METHOD+path(+?query)+body text differs |
  * | 400  | `40017` | `Parameter verification failed: ...`  | body not a JSON object, Content-Type not JSON, pageSize/limit not an integer 1..100, pageIndex not an integer >= 1, coinId not a JSON integer, bizType not in the operation's list, time bound neither 1–15 digits nor a non-negative integer |
  * | 400  | `40704` | `Only the last three months ...`      | start bound older than `lookbackMillis` (only when that option is set) |
+ * | 400  | `40704` | `Time range cannot exceed ...`        | window wider than `maxWindowMillis`, a missing start counting as unbounded (only when that option is set) |
  * | 400  | `40707` | `Start time is greater than end time` | start bound > end bound |
  * | 429  | `429`   | `Too Many Requests`                   | sliding-window rate limit exceeded (and injected 429) |
  * | 404  | `40404` | `Not Found`                           | unknown path (fake only) |
@@ -180,6 +181,7 @@ export const rejections = {
   signature: { status: 401, code: "40009", msg: "sign signature error" },
   parameter: { status: 400, code: "40017", msg: "Parameter verification failed" },
   tooOld: { status: 400, code: "40704", msg: "Only the last three months of data can be queried" },
+  tooWide: { status: 400, code: "40704", msg: "Time range cannot exceed the allowed number of days" },
   startAfterEnd: { status: 400, code: "40707", msg: "Start time is greater than end time" },
   rateLimited: { status: 429, code: "429", msg: "Too Many Requests" },
   notFound: { status: 404, code: "40404", msg: "Not Found" },
@@ -205,6 +207,12 @@ export const rejectionsV3 = {
   signature: { status: 401, code: "-1047", msg: "API authentication failed" },
   parameter: { status: 400, code: "-1140", msg: "Parameter validation failed" },
   tooOld: {
+    status: 400,
+    code: "-1170",
+    msg: "startTime must be within the last 90 days. Time range cannot exceed 90 days"
+  },
+  // v3 documents one code and one text for both rules, so the client cannot tell them apart by it.
+  tooWide: {
     status: 400,
     code: "-1170",
     msg: "startTime must be within the last 90 days. Time range cannot exceed 90 days"

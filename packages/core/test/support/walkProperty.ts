@@ -6,7 +6,7 @@ import * as Effect from "effect/Effect"
 import * as fc from "fast-check"
 import type * as Layer from "effect/Layer"
 import type { BillsApi } from "../../src/index.js"
-import { type Account, FakeExchange, Prng, type WireBillOf } from "../../src/testing/index.js"
+import { type Account, FakeExchange, type FakeExchangeOptions, Prng, type WireBillOf } from "../../src/testing/index.js"
 import { epoch, freeMillisecond, type Shape } from "./billScenarios.js"
 import { fakeStack } from "./fakeStack.js"
 
@@ -143,11 +143,15 @@ export const arrivals = <A extends Account>(options: {
   return { late, arrive }
 }
 
-/** The client over a fake exchange with `bills`, the walk's conventions and faults, and quick retries. */
+/**
+ * The client over a fake exchange with `bills`, the walk's conventions and faults, and quick
+ * retries; `exchange` adds to the fake's options (a history rule, another interface version).
+ */
 export const walkStack = <A extends Account>(
   account: A,
   bills: ReadonlyArray<WireBillOf[A]>,
-  walk: WalkCase
+  walk: WalkCase,
+  exchange: Partial<FakeExchangeOptions> = {}
 ): Layer.Layer<BillsApi | FakeExchange> =>
   fakeStack({
     apiVersion: walk.apiVersion,
@@ -157,7 +161,8 @@ export const walkStack = <A extends Account>(
       bounds: walk.bounds,
       rateLimit: false,
       ...(walk.latency === undefined ? {} : { latency: walk.latency }),
-      ...(walk.faults === undefined ? {} : { faults: { random: walk.faults } })
+      ...(walk.faults === undefined ? {} : { faults: { random: walk.faults } }),
+      ...exchange
     },
     config: { maxAttempts: 12, retryBaseDelay: 1, maxRetryDelay: 2 },
     rateLimit: false

@@ -102,14 +102,23 @@ export const seedBooks = (options: FakeExchangeOptions, generator: BillGenerator
 export const makeQueries =
   (books: Books, behaviour: () => FakeBehaviour) =>
   (operation: OperationName, body: string, now: number): Answer => {
-    const { bounds, order, lookbackMillis } = behaviour()
-    const tooOld = (start: number | undefined): boolean =>
-      start !== undefined && lookbackMillis !== undefined && start < now - lookbackMillis
+    const { bounds, order, lookbackMillis, maxWindowMillis } = behaviour()
+    /** The history rule (horizon, then width) a window breaks, if any. */
+    const historyRule = (start: number | undefined, end: number | undefined): Answer | undefined => {
+      if (start !== undefined && lookbackMillis !== undefined && start < now - lookbackMillis) {
+        return rejectionAnswer(rejections.tooOld, now)
+      }
+      if (maxWindowMillis !== undefined && (start === undefined || (end ?? now) - start > maxWindowMillis)) {
+        return rejectionAnswer(rejections.tooWide, now, `${maxWindowMillis / 86_400_000} days`)
+      }
+      return undefined
+    }
     if (operation === "fundingBills") {
       return Either.match(RequestParams.fundingParams(body), {
         onLeft: ({ detail, rejection }) => rejectionAnswer(rejection, now, detail),
         onRight: (p) => {
-          if (tooOld(p.start)) return rejectionAnswer(rejections.tooOld, now)
+          const refused = historyRule(p.start, p.end)
+          if (refused !== undefined) return refused
           const offset = (p.pageIndex - 1) * p.pageSize
           const { items, total } = books.funding.slice({ ...p, bounds }, order, offset, p.pageSize)
           const hasNextPage = offset + p.pageSize < total
@@ -120,7 +129,8 @@ export const makeQueries =
     return Either.match(RequestParams.spotParams(body), {
       onLeft: ({ detail, rejection }) => rejectionAnswer(rejection, now, detail),
       onRight: (p) => {
-        if (tooOld(p.start)) return rejectionAnswer(rejections.tooOld, now)
+        const refused = historyRule(p.start, p.end)
+        if (refused !== undefined) return refused
         return successAnswer(books.spot.slice({ ...p, bounds }, order, 0, p.limit).items, now)
       }
     })

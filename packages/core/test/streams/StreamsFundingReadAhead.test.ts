@@ -11,11 +11,11 @@ import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
 import * as TestClock from "effect/TestClock"
-import { BillsApi, BillsConfig, BillsRateLimiter, Signer } from "../src/index.js"
-import { FakeExchange, type FundingWireBill } from "../src/testing/index.js"
-import { fundingBills, lateFundingBill } from "./support/billScenarios.js"
-import { runOnTestClock } from "./support/fakeStack.js"
-import { collect, expectExactly } from "./support/streamCheck.js"
+import { BillsApi, BillsConfig, BillsRateLimiter, Signer } from "../../src/index.js"
+import { FakeExchange, type FundingWireBill } from "../../src/testing/index.js"
+import { fundingBills, lateFundingBill } from "../support/billScenarios.js"
+import { runOnTestClock } from "../support/fakeStack.js"
+import { collect, expectExactly } from "../support/streamCheck.js"
 
 const orders = ["newest-first", "oldest-first"] as const
 

@@ -5,12 +5,12 @@ import * as Exit from "effect/Exit"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import * as TestClock from "effect/TestClock"
-import { BillsApi, type BillsError, FundingCursor, SpotCursor } from "../src/index.js"
-import { FakeExchange, type SpotWireBill } from "../src/testing/index.js"
-import { epoch, fundingBills, type Shape, selected, spotBills } from "./support/billScenarios.js"
-import { fakeStack, runOnTestClock } from "./support/fakeStack.js"
-import { envelope, makeStub } from "./support/stubHttp.js"
-import { collect, expectExactly, expectTimeOrder } from "./support/streamCheck.js"
+import { BillsApi, type BillsError, FundingCursor, SpotCursor } from "../../src/index.js"
+import { FakeExchange, type SpotWireBill } from "../../src/testing/index.js"
+import { epoch, fundingBills, type Shape, selected, spotBills } from "../support/billScenarios.js"
+import { fakeStack, runOnTestClock } from "../support/fakeStack.js"
+import { envelope, makeStub } from "../support/stubHttp.js"
+import { collect, expectExactly, expectTimeOrder } from "../support/streamCheck.js"
 
 const orders = ["newest-first", "oldest-first"] as const
 const boundsKinds = ["inclusive", "exclusive"] as const

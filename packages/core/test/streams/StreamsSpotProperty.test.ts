@@ -2,10 +2,10 @@ import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as fc from "fast-check"
-import { BillsApi, type BillsError } from "../src/index.js"
-import type { SpotWireBill } from "../src/testing/index.js"
-import { crowdedMilliseconds, epoch, lateSpotBill, selected, spotBills } from "./support/billScenarios.js"
-import { collect, expectExactly, expectNoRepeatsWithin, expectTimeOrder } from "./support/streamCheck.js"
+import { BillsApi, type BillsError } from "../../src/index.js"
+import type { SpotWireBill } from "../../src/testing/index.js"
+import { crowdedMilliseconds, epoch, lateSpotBill, selected, spotBills } from "../support/billScenarios.js"
+import { collect, expectExactly, expectNoRepeatsWithin, expectTimeOrder } from "../support/streamCheck.js"
 import {
   arrivals,
   position,
@@ -14,7 +14,7 @@ import {
   shapeWithCrowd,
   walkCase,
   walkStack
-} from "./support/walkProperty.js"
+} from "../support/walkProperty.js"
 
 /** Where a window bound goes: near a random bill, or near the crowded millisecond. */
 const anchor = fc.record({

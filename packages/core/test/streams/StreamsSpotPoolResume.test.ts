@@ -10,11 +10,11 @@ import * as Exit from "effect/Exit"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import * as TestClock from "effect/TestClock"
-import { BillsApi, SpotCursor } from "../src/index.js"
-import { Prng } from "../src/testing/index.js"
-import { selected, spotBills } from "./support/billScenarios.js"
-import { fakeStack, runOnTestClock } from "./support/fakeStack.js"
-import { expectExactly } from "./support/streamCheck.js"
+import { BillsApi, SpotCursor } from "../../src/index.js"
+import { Prng } from "../../src/testing/index.js"
+import { selected, spotBills } from "../support/billScenarios.js"
+import { fakeStack, runOnTestClock } from "../support/fakeStack.js"
+import { expectExactly } from "../support/streamCheck.js"
 
 const orders = ["newest-first", "oldest-first"] as const
 const boundsKinds = ["inclusive", "exclusive"] as const

@@ -2,10 +2,10 @@ import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as fc from "fast-check"
-import { BillsApi } from "../src/index.js"
-import { epoch, fundingBills, lateFundingBill, selected } from "./support/billScenarios.js"
-import { collect, expectExactly } from "./support/streamCheck.js"
-import { arrivals, position, propertyParameters, shapeWithCrowd, walkCase, walkStack } from "./support/walkProperty.js"
+import { BillsApi } from "../../src/index.js"
+import { epoch, fundingBills, lateFundingBill, selected } from "../support/billScenarios.js"
+import { collect, expectExactly } from "../support/streamCheck.js"
+import { arrivals, position, propertyParameters, shapeWithCrowd, walkCase, walkStack } from "../support/walkProperty.js"
 
 const fundingCase = walkCase(
   // Crowded milliseconds do not matter to page numbers; they are here to prove it.

@@ -9,10 +9,10 @@
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as TestClock from "effect/TestClock"
-import { BillsApi } from "../src/index.js"
-import { crowdedMilliseconds, type Shape, spotBills } from "./support/billScenarios.js"
-import { fakeStack } from "./support/fakeStack.js"
-import { collect, expectExactly, expectTimeOrder } from "./support/streamCheck.js"
+import { BillsApi } from "../../src/index.js"
+import { crowdedMilliseconds, type Shape, spotBills } from "../support/billScenarios.js"
+import { fakeStack } from "../support/fakeStack.js"
+import { collect, expectExactly, expectTimeOrder } from "../support/streamCheck.js"
 
 const cases: ReadonlyArray<{
   readonly shape: Shape

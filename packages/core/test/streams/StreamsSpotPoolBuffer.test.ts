@@ -9,10 +9,10 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
 import * as TestClock from "effect/TestClock"
-import { BillsApi } from "../src/index.js"
-import { FakeExchange } from "../src/testing/index.js"
-import { spotBills } from "./support/billScenarios.js"
-import { fakeStack } from "./support/fakeStack.js"
+import { BillsApi } from "../../src/index.js"
+import { FakeExchange } from "../../src/testing/index.js"
+import { spotBills } from "../support/billScenarios.js"
+import { fakeStack } from "../support/fakeStack.js"
 
 // 1,000 full pages: far more than any buffer holds.
 const bills = spotBills({ seed: 37, count: 100_000, maxGroup: 3, maxGap: 4 })

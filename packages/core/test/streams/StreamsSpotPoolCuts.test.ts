@@ -10,11 +10,11 @@ import * as Exit from "effect/Exit"
 import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
 import * as TestClock from "effect/TestClock"
-import { BillsApi } from "../src/index.js"
-import { FakeExchange } from "../src/testing/index.js"
-import { spotBills } from "./support/billScenarios.js"
-import { fakeStack, runOnTestClock } from "./support/fakeStack.js"
-import { expectExactly } from "./support/streamCheck.js"
+import { BillsApi } from "../../src/index.js"
+import { FakeExchange } from "../../src/testing/index.js"
+import { spotBills } from "../support/billScenarios.js"
+import { fakeStack, runOnTestClock } from "../support/fakeStack.js"
+import { expectExactly } from "../support/streamCheck.js"
 
 const dense = spotBills({ seed: 23, count: 20_000, maxGroup: 3, maxGap: 4 })
 // About 90 days of bills: the walk, which has no start, cuts pieces into the years before them.

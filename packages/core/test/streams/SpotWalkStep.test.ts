@@ -7,8 +7,8 @@
 import { describe, expect, it } from "@effect/vitest"
 import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
-import { SpotBillFromWire } from "../src/index.js"
-import { type SpotWalkState, spotRequest, spotStep } from "../src/internal/spotWalk.js"
+import { SpotBillFromWire } from "../../src/index.js"
+import { type SpotWalkState, spotRequest, spotStep } from "../../src/internal/spotWalk.js"
 
 const bill = (id: number, t: number) =>
   Schema.decodeUnknownSync(SpotBillFromWire)({

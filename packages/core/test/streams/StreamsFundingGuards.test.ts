@@ -8,12 +8,12 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Stream from "effect/Stream"
 import * as TestClock from "effect/TestClock"
-import { BillsApi, type BillsError } from "../src/index.js"
-import { FakeExchange } from "../src/testing/index.js"
-import { fundingBills } from "./support/billScenarios.js"
-import { fakeStack } from "./support/fakeStack.js"
-import { collect, expectExactly, expectTimeOrder } from "./support/streamCheck.js"
-import { envelope, makeStub } from "./support/stubHttp.js"
+import { BillsApi, type BillsError } from "../../src/index.js"
+import { FakeExchange } from "../../src/testing/index.js"
+import { fundingBills } from "../support/billScenarios.js"
+import { fakeStack } from "../support/fakeStack.js"
+import { collect, expectExactly, expectTimeOrder } from "../support/streamCheck.js"
+import { envelope, makeStub } from "../support/stubHttp.js"
 
 const now = 1_700_000_000_000
 

@@ -7,8 +7,8 @@
 import { describe, expect, it } from "@effect/vitest"
 import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
-import { FundingBillsPage } from "../src/index.js"
-import { type FundingWalkState, fundingRequest, fundingStep } from "../src/internal/fundingWalk.js"
+import { FundingBillsPage } from "../../src/index.js"
+import { type FundingWalkState, fundingRequest, fundingStep } from "../../src/internal/fundingWalk.js"
 
 const record = (id: number, t: number) => ({
   billId: String(1000 + id),

@@ -1,0 +1,374 @@
+/**
+ * The spot pool's plan: which segments the unread window is cut into, which of them walk, and
+ * how many walks are wanted. Synchronous and free of effects: the runner (`spotPool.ts`) calls
+ * it inside `Effect.sync`, so each call is atomic however the walks interleave.
+ *
+ * Where to cut: bills are spread very unevenly in time, so equal slices would leave most walks
+ * with nothing. A walk whose page came back full has just measured the density at its edge; when
+ * more walks are wanted, it keeps about `piecePages` pages' worth of time beyond its edge and
+ * hands the rest on as a segment that waits to start. A segment that starts is carved the same
+ * way, by the density its neighbour measured at their common boundary. A walk that meets denser
+ * bills than measured cuts again; a sparser one ends early. Each cut costs about one request:
+ * the last page of a segment is rarely full. Near the end of the window no segment is left long
+ * enough to keep `piecePages`, and the short ones are halved instead.
+ *
+ * How many walks: a walk exists to keep a request in flight while others wait for answers. By
+ * Little's law the requests in flight are the rate times the time per request, so the pool
+ * wants twice the rate it reached over the last second times the fastest fetch seen (about a
+ * round trip: a fetch that did not wait at the limiter). Below the limit, every walk added
+ * raises the rate, and the walks double about once a round trip; at the limit the rate stops
+ * growing, and so do the walks. Close to the exchange the product is well below one, and one walk
+ * keeps the limiter busy alone; far from it, a walk that is about to end (its unread part holds
+ * about a page) is replaced before it ends, since the rate it helped reach stays.
+ *
+ * Memory: at most `concurrency` segments walk at once, and besides the head (whose pages go out
+ * as the consumer pulls them) at most `concurrency` segments hold bills or fetch pages. A segment
+ * read to its end whose pages hold no bills (cut into the years before the history) takes no room.
+ */
+import type { SpotWalkState } from "./spotWalk.js"
+
+/**
+ * How the pool runs.
+ */
+export interface SpotPoolOptions {
+  /** Segments that may hold or fetch pages at once: the most requests in flight. */
+  readonly concurrency: number
+  /** Records per request. */
+  readonly limit: number
+  /** Pages of time a segment keeps for itself when it cuts. */
+  readonly piecePages: number
+  /** Pages a segment may read ahead of the consumer. */
+  readonly bufferPages: number
+}
+
+/**
+ * Pages of time a segment keeps when it cuts: as many as its buffer holds, so that a segment
+ * walked beside the ones before it can read its whole piece without waiting for them. Each cut
+ * costs about one request; on 10,000 bills 150 ms away, pieces of 10 pages made 112 requests and
+ * took 11.5 s, pieces of 16 made 109 and took 10.9 s, and pieces of 20 no fewer at 300 ms.
+ */
+export const defaultPiecePages = 16
+
+/** Pages a segment's queue holds ahead of the consumer: its whole piece. */
+export const defaultBufferPages = 16
+
+/** The span over which the pool measures the rate it reaches: the exchanges' window. */
+export const rateHorizonMillis = 1000
+
+/**
+ * Walks kept per walk Little's law asks for: room for the limiter handing its permits out in
+ * clusters (a window's pattern repeats in the next), so that a cluster finds walks ready.
+ */
+const headroom = 2
+
+/**
+ * A part of the window, walked on its own. Segments form a list in output order; the plan
+ * alone changes them.
+ */
+export interface Segment {
+  readonly state: SpotWalkState
+  readonly status: "pending" | "walking" | "done"
+  /** Bills per millisecond at the segment's unread edge, as last measured. */
+  readonly density: number | undefined
+  /** Bills in pages fetched and not yet emitted. */
+  readonly held: number
+  readonly next: Segment | undefined
+}
+
+interface MutableSegment {
+  state: SpotWalkState
+  status: "pending" | "walking" | "done"
+  density: number | undefined
+  held: number
+  next: MutableSegment | undefined
+}
+
+/**
+ * When a fetch was sent and when its answer came: the rate samples.
+ */
+export interface Timing {
+  readonly sent: number
+  readonly now: number
+}
+
+/**
+ * The plan of one pooled walk.
+ */
+export interface SpotPlan {
+  /** The segment whose pages go out next; `undefined` once every segment is emitted. */
+  readonly head: () => Segment | undefined
+  /** Requests completed so far. */
+  readonly requests: () => number
+  /** Whether another walk may start: fewer than `concurrency` walking, and the buffer's bound. */
+  readonly room: () => boolean
+  /**
+   * Claims the first pending segment in output order, if there is room, and cuts its far part
+   * off when more walks are wanted. Returns the segment to walk and the segment cut off.
+   */
+  readonly claimNext: (now: number) => { readonly claimed: Segment; readonly created: Segment | undefined } | undefined
+  /**
+   * Hands the rest of `segment` beyond `piecePages` pages on to a pending segment, when more
+   * walks are wanted; returns it.
+   */
+  readonly cutOff: (segment: Segment, now: number) => Segment | undefined
+  /**
+   * A page of `segment` that left `next` to read: its state moves on, a full page measures the
+   * density, and the far part is cut off when more walks are wanted and none waits. Returns the
+   * rest of the whole window after the page, the segment cut off, and whether to claim more.
+   */
+  readonly afterPage: (
+    segment: Segment,
+    page: {
+      readonly before: SpotWalkState
+      readonly next: SpotWalkState
+      readonly bills: number
+      readonly received: number
+    },
+    timing: Timing
+  ) => { readonly rest: SpotWalkState; readonly created: Segment | undefined; readonly schedule: boolean }
+  /**
+   * The last page of `segment`: it is done. Returns the rest of the whole window after it
+   * (`undefined` when nothing is left). `timing` is `undefined` when no request was made.
+   */
+  readonly afterEnd: (
+    segment: Segment,
+    page: { readonly first: boolean; readonly bills: number },
+    timing: Timing | undefined
+  ) => SpotWalkState | undefined
+  /** A fetch or step of `segment` failed: it walks no more. */
+  readonly afterFailure: (segment: Segment, timing: Timing) => void
+  /** The consumer took a page of the head, its last when `last`: the next segment becomes the head. */
+  readonly emitted: (segment: Segment, bills: number, last: boolean) => void
+}
+
+/**
+ * Bills per millisecond that a full page showed between the window's edge before it and after.
+ * `undefined` while the order is unknown or the page did not narrow the window.
+ */
+export const densityOf = (before: SpotWalkState, after: SpotWalkState, received: number): number | undefined => {
+  const span =
+    after.order === "newest-first"
+      ? before.hi - after.hi + 1
+      : after.order === "oldest-first"
+        ? after.lo - before.lo + 1
+        : 0
+  return span > 0 && received > 0 ? received / span : undefined
+}
+
+/**
+ * The state of a walk of `[lo, hi]` that knows what `known` knows about the exchange.
+ */
+const fresh = (known: SpotWalkState, lo: number, hi: number): SpotWalkState => ({
+  lo,
+  hi,
+  inclusiveAfter: known.inclusiveAfter,
+  inclusiveBefore: known.inclusiveBefore,
+  order: known.order,
+  edgeMillisecond: undefined,
+  edgeBillIds: []
+})
+
+/**
+ * Splits `state` after about `pages` pages at `density`: the part read first, and the rest
+ * (`undefined` when the window is not much larger than that).
+ */
+export const cut = (
+  state: SpotWalkState,
+  density: number,
+  pages: number,
+  limit: number
+): { readonly keep: SpotWalkState; readonly rest: SpotWalkState } | undefined => {
+  const span = Math.max(1, Math.ceil((pages * limit) / density))
+  // Not `span >> 1`: a sparse history gives spans beyond 2^31 ms (25 days), where the 32-bit shift
+  // turns negative and would let a cut reach past the window's start.
+  if (state.hi - state.lo + 1 <= span + Math.floor(span / 2)) return undefined
+  if (state.order === "newest-first") {
+    const s = state.hi - span + 1
+    return { keep: { ...state, lo: s }, rest: fresh(state, state.lo, s - 1) }
+  }
+  if (state.order === "oldest-first") {
+    const s = state.lo + span - 1
+    return { keep: { ...state, hi: s }, rest: fresh(state, s + 1, state.hi) }
+  }
+  return undefined
+}
+
+/**
+ * The plan of a pooled walk from `start` (a walk's state after at least one page), begun at
+ * `now`; `density` is what the page before `start` measured.
+ */
+export const makeSpotPlan = (
+  start: SpotWalkState,
+  density: number | undefined,
+  options: Pick<SpotPoolOptions, "concurrency" | "limit" | "piecePages">,
+  now: number
+): SpotPlan => {
+  const { concurrency, limit, piecePages } = options
+  // The whole window: segments later in the output lie towards this end.
+  const globalLo = start.lo
+  const globalHi = start.hi
+  const started = now
+  let requests = 0
+
+  const newSegment = (state: SpotWalkState, segmentDensity: number | undefined): MutableSegment => ({
+    state,
+    status: "pending",
+    density: segmentDensity,
+    held: 0,
+    next: undefined
+  })
+  let head: MutableSegment | undefined = newSegment(start, density)
+  // Segments are handed out read-only and come back as the same objects.
+  const own = (segment: Segment): MutableSegment => segment as MutableSegment
+
+  /** The rest of the whole window after a page that left `state` to its segment's walk. */
+  const restAfterPage = (state: SpotWalkState): SpotWalkState =>
+    state.order === "newest-first"
+      ? { ...state, lo: globalLo }
+      : state.order === "oldest-first"
+        ? { ...state, hi: globalHi }
+        : state
+  /** The rest of the whole window after the segment `finished` was read to its end. */
+  const restAfterSegment = (finished: SpotWalkState): SpotWalkState | undefined =>
+    finished.order === "oldest-first"
+      ? finished.hi < globalHi
+        ? fresh(finished, finished.hi + 1, globalHi)
+        : undefined
+      : finished.lo > globalLo
+        ? fresh(finished, globalLo, finished.lo - 1)
+        : undefined
+
+  // Walks wanted, by Little's law (see "How many walks" above): `headroom` × the rate reached
+  // over the last second × the fastest fetch seen.
+  let fastest = Number.POSITIVE_INFINITY
+  const completions: Array<number> = []
+  const wanted = (at: number): number => {
+    while (completions.length > 0 && (completions[0] as number) <= at - rateHorizonMillis) completions.shift()
+    // Before the pool's first answer: three walks. The first page came back without waiting,
+    // so the limiter has room; Little's law would ask for two, and a third fills the window sooner.
+    if (fastest === Number.POSITIVE_INFINITY) return Math.min(concurrency, 3)
+    const rate = completions.length / Math.max(1, Math.min(rateHorizonMillis, at - started))
+    return Math.min(concurrency, Math.max(1, Math.ceil(headroom * rate * Math.max(1, fastest))))
+  }
+  const recordFetch = (timing: Timing) => {
+    fastest = Math.min(fastest, timing.now - timing.sent)
+    completions.push(timing.now)
+  }
+
+  // Walks that will still be walking after their next page: one whose unread part holds about
+  // a page at its density ends with that page, and is replaced now rather than after it ended,
+  // so that walks cut at the same time, which end at the same time, do not leave the pool
+  // short for the round trips it takes to cut new ones.
+  const walking = (): number => {
+    let n = 0
+    for (let s = head; s !== undefined; s = s.next) {
+      if (s.status === "walking" && (s.density === undefined || (s.state.hi - s.state.lo + 1) * s.density > limit)) n++
+    }
+    return n
+  }
+
+  // Segments after the head that hold bills or may fetch more: what waits for the head to be
+  // emitted. The head's own pages go out as the consumer pulls them; and a segment read to its
+  // end whose pages hold no bills (cut into the years before the history) takes no room.
+  const holding = (): number => {
+    let n = 0
+    for (let s = head?.next; s !== undefined; s = s.next) if (s.status === "walking" || s.held > 0) n++
+    return n
+  }
+  const room = (): boolean => {
+    let walks = 0
+    for (let s = head; s !== undefined; s = s.next) if (s.status === "walking") walks++
+    return walks < concurrency && holding() < concurrency
+  }
+  const anyPending = (): boolean => {
+    for (let s = head; s !== undefined; s = s.next) if (s.status === "pending") return true
+    return false
+  }
+
+  /**
+   * Whether a segment besides `except`, not yet read to its end, is known to be long enough to
+   * cut `piecePages` off. One whose density is unknown (after a gap in the history) is not: it
+   * cuts itself once it has measured.
+   */
+  const anyLong = (except: MutableSegment): boolean => {
+    for (let s = head; s !== undefined; s = s.next) {
+      if (s === except || s.status === "done" || s.density === undefined) continue
+      if (cut(s.state, s.density, piecePages, limit) !== undefined) return true
+    }
+    return false
+  }
+
+  const cutOff = (segment: MutableSegment, at: number): MutableSegment | undefined => {
+    if (segment.density === undefined || walking() >= wanted(at)) return undefined
+    // Once no segment is long enough to keep `piecePages` (the end of the window is near), a
+    // short one is halved instead: its pages would otherwise be walked one round trip at a time.
+    // Not in the pool's first window: the limiter's opening burst lets the rate look higher
+    // than it can stay, and a short window read next to the exchange would pay for pieces it
+    // does not need.
+    const pagesLeft = ((segment.state.hi - segment.state.lo + 1) * segment.density) / limit
+    const parts =
+      cut(segment.state, segment.density, piecePages, limit) ??
+      (pagesLeft >= 2 && at - started >= rateHorizonMillis && !anyLong(segment)
+        ? cut(segment.state, segment.density, Math.floor(pagesLeft / 2), limit)
+        : undefined)
+    if (parts === undefined) return undefined
+    const rest = newSegment(parts.rest, segment.density)
+    segment.state = parts.keep
+    rest.next = segment.next
+    segment.next = rest
+    return rest
+  }
+
+  return {
+    head: () => head,
+    requests: () => requests,
+    room,
+    claimNext: (at) => {
+      if (!room()) return undefined
+      let pending = head
+      while (pending !== undefined && pending.status !== "pending") pending = pending.next
+      if (pending === undefined) return undefined
+      pending.status = "walking"
+      return { claimed: pending, created: cutOff(pending, at) }
+    },
+    cutOff: (segment, at) => cutOff(own(segment), at),
+    afterPage: (segment, page, timing) => {
+      const s = own(segment)
+      recordFetch(timing)
+      requests++
+      s.state = page.next
+      const measured = page.received === limit ? densityOf(page.before, page.next, page.received) : undefined
+      if (measured !== undefined) s.density = measured
+      // More walks may be wanted: hand the far part of this window on.
+      const schedule = room() && !anyPending()
+      const created = schedule ? cutOff(s, timing.now) : undefined
+      s.held += page.bills
+      return { rest: restAfterPage(s.state), created, schedule }
+    },
+    afterEnd: (segment, page, timing) => {
+      const s = own(segment)
+      if (timing !== undefined) {
+        recordFetch(timing)
+        requests++
+      }
+      s.status = "done"
+      // Sparser than measured (a gap in the history): the segments waiting beyond this one start
+      // whole and measure for themselves, rather than being carved into pieces that hold nothing
+      // (one request each, all the way back to the epoch).
+      if (page.first) {
+        for (let p = s.next; p !== undefined; p = p.next) if (p.status === "pending") p.density = undefined
+      }
+      s.held += page.bills
+      return restAfterSegment(s.state)
+    },
+    afterFailure: (segment, timing) => {
+      recordFetch(timing)
+      own(segment).status = "done"
+    },
+    emitted: (segment, bills, last) => {
+      const s = own(segment)
+      s.held -= bills
+      if (last && head === s) head = s.next
+    }
+  }
+}

@@ -1,0 +1,191 @@
+/**
+ * The spot page stream: the walk of {@link spotStep} over the exchange, its first page alone,
+ * then the pages after it from a pool of walks over parts of the window ({@link spotPool}).
+ */
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Stream from "effect/Stream"
+import type { SpotBill } from "../Bill.js"
+import type { BillsError } from "../Errors.js"
+import { maxPageSize } from "../Operation.js"
+import { SpotBillsParams, type ValidSpotBillsParams } from "../Params.js"
+import { type SpotBillsQuery, SpotCursor, type SpotPage } from "../Streams.js"
+import { defaultBufferPages, defaultPiecePages, densityOf } from "./spotPlan.js"
+import {
+  probeBy,
+  type HistoryRule,
+  isHistoryLimit,
+  makeRuleCell,
+  maxRelearns,
+  type RuleCell,
+  ruleFields,
+  servedFromOf
+} from "./historyRule.js"
+import { spotPool, type WalkPage } from "./spotPool.js"
+import {
+  spotClip,
+  spotJoin,
+  type SpotRequest,
+  spotRequest,
+  spotSlice,
+  spotStep,
+  type SpotWalkState
+} from "./spotWalk.js"
+import { concurrencyOf, querySchema, sequential, startWalk, walk } from "./walk.js"
+
+/** One spot call with parameters known to be valid. */
+export type FetchSpot = (params: ValidSpotBillsParams) => Effect.Effect<ReadonlyArray<SpotBill>, BillsError>
+
+const SpotQuery = querySchema({
+  coinId: SpotBillsParams.from.fields.coinId,
+  bizType: SpotBillsParams.from.fields.bizType
+})
+
+const start = Effect.fn("BillsApi.streamSpot.start")((query: SpotBillsQuery) =>
+  startWalk("spotBills", SpotQuery, query, (valid, end) => {
+    const lo = valid.from ?? 0
+    return new SpotCursor({
+      ...valid,
+      end,
+      lo,
+      hi: end - 1,
+      inclusiveAfter: false,
+      inclusiveBefore: false,
+      order: "unknown",
+      edgeBillIds: [],
+      requests: 0,
+      done: lo >= end
+    })
+  })
+)
+
+/**
+ * The spot page stream over `fetch`: every bill of the query exactly once, in the server's
+ * order, each page with the cursor to resume after it.
+ */
+export const spotPages =
+  (fetch: FetchSpot) =>
+  (query: SpotBillsQuery = {}): Stream.Stream<SpotPage, BillsError> => {
+    /** One request for the walk `cursor` stands in, over the part of the window `request` asks for. */
+    const fetchPage = Effect.fn("BillsApi.streamSpot.page")(function* (
+      cursor: SpotCursor,
+      request: SpotRequest,
+      limit: number
+    ) {
+      yield* Effect.annotateCurrentSpan({ ...request })
+      return yield* fetch({
+        coinId: cursor.coinId,
+        bizType: cursor.bizType,
+        after: request.after,
+        before: request.before,
+        limit
+      })
+    })
+
+    /**
+     * One page of a walk of `state` under the stream's history rule: the window clipped to the
+     * horizon and sliced to the width, learning the rule from a refusal and trying again.
+     */
+    const walkPage = (rules: RuleCell, base: SpotCursor, state: SpotWalkState): Effect.Effect<WalkPage, BillsError> =>
+      Effect.gen(function* () {
+        const probe = probeBy((after, before) => fetchPage(base, { after, before }, 1))
+        for (let attempt = 1; ; attempt++) {
+          const rule = yield* rules.get
+          const clipped = spotClip(state, rule.servedFrom)
+          if (clipped === undefined) return { bills: [], next: undefined, received: 0, requested: false }
+          const slice = spotSlice(clipped, rule.maxWidth)
+          // Under a width limit every window has a start: the first millisecond of 1970 holds no bill.
+          const asked = spotRequest(slice)
+          const request = rule.maxWidth !== undefined && asked.after === undefined ? { ...asked, after: 0 } : asked
+          const fetched = yield* Effect.either(fetchPage(base, request, maxPageSize))
+          if (Either.isLeft(fetched)) {
+            const error = fetched.left
+            if (!isHistoryLimit(error) || attempt > maxRelearns) return yield* Effect.fail(error)
+            const window = { start: request.after, end: request.before }
+            if (!(yield* rules.refused(rule, error, window, probe))) return yield* Effect.fail(error)
+            continue
+          }
+          const step = yield* spotStep(slice, request, fetched.right, maxPageSize)
+          return { ...spotJoin(clipped, slice, step), received: fetched.right.length, requested: true }
+        }
+      })
+
+    const cursorAfter = (cursor: SpotCursor, rule: HistoryRule, page: WalkPage, requests: number): SpotCursor =>
+      // Built from a checked cursor and the walk's own numbers: no need to check it again.
+      new SpotCursor(
+        {
+          ...cursor,
+          ...(page.next === undefined ? { done: true } : page.next),
+          ...ruleFields(rule),
+          requests
+        },
+        true
+      )
+
+    const spotPage = (rules: RuleCell) =>
+      Effect.fnUntraced(function* (cursor: SpotCursor) {
+        const page = yield* walkPage(rules, cursor, cursor)
+        const requests = cursor.requests + (page.requested ? 1 : 0)
+        const next = cursorAfter(cursor, yield* rules.get, page, requests)
+        const result: SpotPage = {
+          bills: page.bills,
+          received: page.received,
+          requests,
+          cursor: next,
+          servedFrom: servedFromOf(next)
+        }
+        return result
+      })
+
+    /** Pages after the first from a pool of walks over parts of the window. */
+    const pooled = (
+      rules: RuleCell,
+      first: SpotPage,
+      before: SpotCursor,
+      concurrency: number
+    ): Stream.Stream<SpotPage, BillsError> => {
+      const from = first.cursor
+      const density = first.received === maxPageSize ? densityOf(before, from, first.received) : undefined
+      return Stream.mapEffect(
+        spotPool(
+          from,
+          density,
+          { concurrency, limit: maxPageSize, piecePages: defaultPiecePages, bufferPages: defaultBufferPages },
+          (state) => walkPage(rules, from, state)
+        ),
+        (pooledPage) =>
+          Effect.map(rules.get, (rule): SpotPage => {
+            const requests = from.requests + pooledPage.requests
+            const cursor = new SpotCursor(
+              {
+                ...from,
+                ...(pooledPage.rest ?? {}),
+                ...ruleFields(rule),
+                requests,
+                done: pooledPage.rest === undefined
+              },
+              true
+            )
+            return {
+              bills: pooledPage.bills,
+              received: pooledPage.received,
+              requests,
+              cursor,
+              servedFrom: servedFromOf(cursor)
+            }
+          })
+      )
+    }
+
+    return Stream.unwrap(
+      Effect.gen(function* () {
+        const concurrency = yield* concurrencyOf("spotBills", query)
+        const begin = yield* start(query)
+        const rules = yield* makeRuleCell({ servedFrom: begin.servedFrom, maxWidth: begin.maxWidth })
+        const page = spotPage(rules)
+        return walk(Effect.succeed(begin), page, (first) =>
+          concurrency === 1 ? sequential(first.cursor, page) : pooled(rules, first, begin, concurrency)
+        )
+      })
+    )
+  }

@@ -1,0 +1,140 @@
+/**
+ * What the funding and spot streams share: the query's window rule and concurrency, where a walk
+ * starts (a fresh cursor, or a resumed one that must belong to the query), and the skeleton of
+ * every walk — the first page alone, then the rest only once the consumer pulls past it.
+ */
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
+import * as Metric from "effect/Metric"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
+import * as Stream from "effect/Stream"
+import * as BillsMetrics from "../BillsMetrics.js"
+import { type BillsError, InvalidParams } from "../Errors.js"
+import type { OperationName } from "../Operation.js"
+import { TimeBound } from "../Params.js"
+import { defaultConcurrency } from "../Streams.js"
+import { validate } from "./validate.js"
+import { startNotAfterEnd } from "./windowOrder.js"
+
+const Concurrency = Schema.Int.pipe(Schema.greaterThanOrEqualTo(1), Schema.lessThanOrEqualTo(64))
+
+/** The query's `concurrency`, checked, or {@link defaultConcurrency}. */
+export const concurrencyOf = (operation: OperationName, query: { readonly concurrency?: number | undefined }) =>
+  query.concurrency === undefined
+    ? Effect.succeed(defaultConcurrency)
+    : validate(operation, Schema.Struct({ concurrency: Concurrency }), { concurrency: query.concurrency }).pipe(
+        Effect.map((valid) => valid.concurrency)
+      )
+
+const windowRule = (query: { readonly from?: number | undefined; readonly to?: number | undefined }) =>
+  startNotAfterEnd("from", "to", query.from, query.to)
+
+/**
+ * The schema of a stream query's own fields (the cursor and concurrency are checked apart):
+ * the window, decoded to epoch ms, whose start is not after its end, and the operation's filters.
+ */
+export const querySchema = <F extends { readonly coinId: Schema.Struct.Field; readonly bizType: Schema.Struct.Field }>(
+  filters: F
+) =>
+  Schema.Struct({ from: Schema.optional(TimeBound), to: Schema.optional(TimeBound), ...filters }).pipe(
+    Schema.filter(windowRule)
+  )
+
+/**
+ * The query fields a cursor remembers.
+ */
+export interface QueryFields {
+  readonly from?: number | undefined
+  readonly to?: number | undefined
+  readonly coinId?: number | undefined
+  readonly bizType?: string | undefined
+}
+
+/** Fields given beside a cursor must be the cursor's own, or the walk would answer another query. */
+const checkResume = (operation: OperationName, cursor: QueryFields, given: QueryFields) => {
+  for (const field of ["from", "to", "coinId", "bizType"] as const) {
+    const value = given[field]
+    if (value !== undefined && value !== cursor[field]) {
+      return Effect.fail(
+        new InvalidParams({
+          operation,
+          field: "cursor",
+          rule: `the cursor belongs to a query with ${field} ${cursor[field] ?? "unset"}, not ${value}`
+        })
+      )
+    }
+  }
+  return Effect.void
+}
+
+/**
+ * Where a walk starts: the query checked, then its cursor (which must belong to it) or a fresh
+ * cursor from `fresh`, given the query and the end pinned to the clock now.
+ */
+export const startWalk = <Q extends QueryFields, I, C extends QueryFields>(
+  operation: OperationName,
+  schema: Schema.Schema<Q, I>,
+  query: I & { readonly cursor?: C | undefined },
+  fresh: (valid: Q, end: number) => C
+): Effect.Effect<C, InvalidParams> =>
+  Effect.gen(function* () {
+    // The schema keeps the query's own fields and drops `cursor`.
+    const valid = yield* validate(operation, schema, query)
+    if (query.cursor !== undefined) {
+      yield* checkResume(operation, query.cursor, valid)
+      return query.cursor
+    }
+    const now = yield* Clock.currentTimeMillis
+    // A window entirely in the future holds nothing yet: as with from after to, say so.
+    if (valid.from !== undefined && valid.from > now) {
+      return yield* new InvalidParams({
+        operation,
+        field: "from",
+        rule: `from must not be in the future (it is ${new Date(valid.from).toISOString()}, the walk starts at ${new Date(now).toISOString()})`
+      })
+    }
+    return fresh(valid, Math.min(valid.to ?? now, now))
+  })
+
+/** Pages from `start` on, each fetched only when the stream is pulled. */
+export const sequential = <C extends { readonly done: boolean }, P extends { readonly cursor: C }>(
+  start: C,
+  page: (cursor: C) => Effect.Effect<P, BillsError>
+): Stream.Stream<P, BillsError> =>
+  start.done
+    ? Stream.empty
+    : Stream.paginateEffect(start, (cursor) =>
+        Effect.map(page(cursor), (p) => [p, p.cursor.done ? Option.none() : Option.some(p.cursor)] as const)
+      )
+
+/**
+ * The first page alone, fetched when the stream is first pulled, then `rest` after it, started
+ * only when the consumer pulls past the first page: taking a few bills costs one request.
+ */
+export const walk = <C extends { readonly done: boolean }, P extends { readonly cursor: C }>(
+  first: Effect.Effect<C, BillsError>,
+  page: (cursor: C) => Effect.Effect<P, BillsError>,
+  rest: (page: P) => Stream.Stream<P, BillsError>
+): Stream.Stream<P, BillsError> =>
+  Stream.unwrap(
+    Effect.map(first, (start) =>
+      start.done
+        ? Stream.empty
+        : Stream.flatMap(Stream.fromEffect(page(start)), (p) =>
+            Stream.concat(Stream.succeed(p), p.cursor.done ? Stream.empty : Stream.suspend(() => rest(p)))
+          )
+    )
+  )
+
+/** The bills of a page stream, counted in the operation's bills metric as they go out. */
+export const billsOf = <B, P extends { readonly bills: ReadonlyArray<B> }>(
+  operation: OperationName,
+  pages: Stream.Stream<P, BillsError>
+): Stream.Stream<B, BillsError> =>
+  Stream.mapConcat(
+    Stream.tap(pages, (page) =>
+      Metric.incrementBy(BillsMetrics.forOperation(BillsMetrics.bills, operation), page.bills.length)
+    ),
+    (page) => page.bills
+  )

@@ -1,0 +1,275 @@
+/**
+ * The spot pool's plan, rule by rule, as the synchronous state it is: where a segment is cut,
+ * how many walks Little's law wants, the room the buffer bound leaves, and what the rest of the
+ * window is after a page. The pool tests check the whole walk; these pin each rule.
+ */
+import { describe, expect, it } from "@effect/vitest"
+import { cut, densityOf, makeSpotPlan, rateHorizonMillis, type Segment } from "../../src/internal/spotPlan.js"
+import type { SpotWalkState } from "../../src/internal/spotWalk.js"
+
+const limit = 100
+const piecePages = 2
+
+/** A walk over `[lo, hi]` that has learned the order; density 1 bill/ms means 100 ms a page. */
+const state = (lo: number, hi: number, order: SpotWalkState["order"] = "newest-first"): SpotWalkState => ({
+  lo,
+  hi,
+  inclusiveAfter: true,
+  inclusiveBefore: false,
+  order,
+  edgeMillisecond: hi,
+  edgeBillIds: ["x"]
+})
+
+const plan = (start: SpotWalkState, density: number | undefined, concurrency = 4, now = 0) =>
+  makeSpotPlan(start, density, { concurrency, limit, piecePages }, now)
+
+/** The segments from the head on, as `[lo, hi, status]`. */
+const segments = (p: ReturnType<typeof plan>) => {
+  const out: Array<[number, number, Segment["status"]]> = []
+  for (let s = p.head(); s !== undefined; s = s.next) out.push([s.state.lo, s.state.hi, s.status])
+  return out
+}
+
+describe("cut", () => {
+  it("newest-first keeps the latest `pages` pages of time and hands the earlier part on", () => {
+    const parts = cut(state(0, 9999), 1, 2, limit)
+    expect(parts?.keep).toMatchObject({ lo: 9800, hi: 9999, edgeMillisecond: 9999, edgeBillIds: ["x"] })
+    expect(parts?.rest).toEqual({ ...state(0, 9799), edgeMillisecond: undefined, edgeBillIds: [] })
+  })
+
+  it("oldest-first keeps the earliest part and hands the later part on", () => {
+    const parts = cut(state(0, 9999, "oldest-first"), 1, 2, limit)
+    expect(parts?.keep).toMatchObject({ lo: 0, hi: 199 })
+    expect(parts?.rest).toMatchObject({ lo: 200, hi: 9999, edgeBillIds: [] })
+  })
+
+  it("does not cut a window less than half a piece longer than the piece, nor one of unknown order", () => {
+    expect(cut(state(0, 299), 1, 2, limit)).toBeUndefined()
+    expect(cut(state(0, 300), 1, 2, limit)).toBeDefined()
+    expect(cut(state(0, 9999, "unknown"), 1, 2, limit)).toBeUndefined()
+  })
+
+  it("stays inside the window when the piece spans more than 2^31 ms", () => {
+    // A piece of 4e9 ms (2 pages at 5e-8 bills/ms) over a window of 3.9e9 ms: nothing to cut.
+    expect(cut(state(1e9, 1e9 + 3.9e9), 5e-8, 2, limit)).toBeUndefined()
+    const parts = cut(state(1e9, 1e9 + 7e9), 5e-8, 2, limit)
+    expect(parts?.rest).toMatchObject({ lo: 1e9, hi: 1e9 + 3e9 })
+  })
+})
+
+describe("densityOf", () => {
+  it("is the bills of a full page over the time it narrowed the window by, in the server's order", () => {
+    expect(densityOf(state(0, 999), state(0, 950), 100)).toBe(2)
+    expect(densityOf(state(0, 999, "oldest-first"), state(49, 999, "oldest-first"), 100)).toBe(2)
+    expect(densityOf(state(0, 999), state(0, 999, "unknown"), 100)).toBeUndefined()
+  })
+})
+
+describe("makeSpotPlan", () => {
+  it("claims the head first and, before any answer, wants three walks: it cuts the head's far part off", () => {
+    const p = plan(state(0, 9999), 1)
+    const claim = p.claimNext(0)
+    expect(claim?.claimed).toBe(p.head())
+    expect(segments(p)).toEqual([
+      [9800, 9999, "walking"],
+      [0, 9799, "pending"]
+    ])
+    expect(claim?.created).toBe(p.head()?.next)
+  })
+
+  it("does not cut a segment whose density is unknown", () => {
+    const p = plan(state(0, 9999), undefined)
+    expect(p.claimNext(0)?.created).toBeUndefined()
+    expect(segments(p)).toEqual([[0, 9999, "walking"]])
+  })
+
+  it("claims pending segments in output order, cutting while walks are wanted, and none past `concurrency` walks", () => {
+    const p = plan(state(0, 9999), 1, 3)
+    p.claimNext(0)
+    const second = p.claimNext(0)
+    expect(second?.claimed.state).toMatchObject({ lo: 9600, hi: 9799 })
+    expect(second?.created?.state).toMatchObject({ lo: 0, hi: 9599 })
+    // The third walk reaches the three wanted before any answer: it keeps its whole part.
+    expect(p.claimNext(0)?.created).toBeUndefined()
+    expect(p.room()).toBe(false)
+    expect(p.claimNext(0)).toBeUndefined()
+    expect(segments(p)).toEqual([
+      [9800, 9999, "walking"],
+      [9600, 9799, "walking"],
+      [0, 9599, "walking"]
+    ])
+  })
+
+  it("cuts no more once the walks reach what Little's law wants from the rate and the fastest fetch", () => {
+    // One answer in 1 s at 1 ms a fetch: 2 × (1 / 1000) × 1 rounds up to one walk wanted.
+    const p = plan(state(0, 99_999), 1, 9)
+    const head = p.claimNext(0)?.claimed as Segment
+    const after = p.afterPage(
+      head,
+      { before: head.state, next: { ...head.state, hi: head.state.hi - 100 }, bills: 100, received: 100 },
+      { sent: 999, now: 1000 }
+    )
+    expect(after.created).toBeUndefined()
+    expect(p.cutOff(head, 1000)).toBeUndefined()
+  })
+
+  it("halves a short segment only after the pool's first window, and only when no segment is long", () => {
+    // 250 ms at 1 bill/ms: 2.5 pages, too short to keep a piece of 2 pages (that needs 3).
+    const start = state(0, 249)
+    const early = plan(start, 1, 9)
+    expect(early.claimNext(rateHorizonMillis - 1)?.created).toBeUndefined()
+    const late = plan(start, 1, 9)
+    const claim = late.claimNext(rateHorizonMillis)
+    expect(claim?.created?.state).toMatchObject({ lo: 0, hi: 149 })
+    expect(segments(late)[0]).toEqual([150, 249, "walking"])
+  })
+
+  it("measures the density on a full page only, and cuts by it", () => {
+    const p = plan(state(0, 99_999), undefined, 9)
+    const head = p.claimNext(0)?.claimed as Segment
+    // A short page cannot measure: 50 records over 100 ms.
+    p.afterPage(
+      head,
+      { before: head.state, next: { ...head.state, hi: 99_899 }, bills: 50, received: 50 },
+      { sent: 0, now: 0 }
+    )
+    expect(head.density).toBeUndefined()
+    // A full page of 100 records over 50 ms: 2 bills/ms, so a piece of 2 pages is 100 ms.
+    const after = p.afterPage(
+      head,
+      { before: head.state, next: { ...head.state, hi: 99_850 }, bills: 100, received: 100 },
+      { sent: 0, now: 0 }
+    )
+    expect(head.density).toBe(2)
+    expect(after.schedule).toBe(true)
+    expect(after.created?.state).toMatchObject({ lo: 0, hi: 99_750 })
+    expect(head.state).toMatchObject({ lo: 99_751, hi: 99_850 })
+  })
+
+  it("the rest after a page is the whole window beyond the segment's edge; after a segment, beyond its end", () => {
+    const p = plan(state(1000, 9999), 1, 4)
+    const head = p.claimNext(0)?.claimed as Segment
+    const after = p.afterPage(
+      head,
+      { before: head.state, next: { ...head.state, hi: 9899 }, bills: 100, received: 100 },
+      { sent: 0, now: 0 }
+    )
+    expect(after.rest).toMatchObject({ lo: 1000, hi: 9899 })
+    const rest = p.afterEnd(head, { first: false, bills: 10 }, { sent: 0, now: 1 })
+    expect(rest).toMatchObject({ lo: 1000, hi: head.state.lo - 1, edgeBillIds: [] })
+
+    const oldest = plan(state(1000, 9999, "oldest-first"), 1, 1)
+    const only = oldest.claimNext(0)?.claimed as Segment
+    expect(oldest.afterEnd(only, { first: false, bills: 0 }, { sent: 0, now: 1 })).toBeUndefined()
+  })
+
+  it("a segment that ends on its first page leaves the pending ones after it to measure for themselves", () => {
+    const p = plan(state(0, 9999), 1, 4)
+    const head = p.claimNext(0)?.claimed as Segment
+    const pending = head.next as Segment
+    expect(pending.density).toBe(1)
+    p.afterEnd(head, { first: true, bills: 3 }, { sent: 0, now: 1 })
+    expect(pending.density).toBeUndefined()
+  })
+
+  it("room: segments after the head that hold bills count against the buffer's bound; empty finished ones do not", () => {
+    const p = plan(state(0, 99_999), 1, 2)
+    const head = p.claimNext(0)?.claimed as Segment
+    const second = p.claimNext(0)?.claimed as Segment
+    expect(p.room()).toBe(false)
+    // The second segment ends holding bills: two walks are one, but it still holds its pages.
+    p.afterEnd(second, { first: false, bills: 5 }, { sent: 0, now: 1 })
+    p.afterEnd(head, { first: false, bills: 0 }, { sent: 0, now: 1 })
+    p.emitted(head, 0, true)
+    expect(p.head()).toBe(second)
+    // Now the second is the head, whose pages go out as pulled: nothing after it holds bills.
+    expect(p.room()).toBe(true)
+
+    const q = plan(state(0, 99_999), 1, 2)
+    const qHead = q.claimNext(0)?.claimed as Segment
+    const qSecond = q.claimNext(0)?.claimed as Segment
+    q.afterEnd(qSecond, { first: false, bills: 0 }, { sent: 0, now: 1 })
+    expect(q.room()).toBe(true)
+    q.afterEnd(qHead, { first: false, bills: 1 }, { sent: 0, now: 1 })
+    expect(q.room()).toBe(true)
+  })
+
+  it("does not halve a short segment while another is long enough to cut a piece off", () => {
+    const p = plan(state(0, 99_999), 1, 9, 0)
+    const head = p.claimNext(rateHorizonMillis)?.claimed as Segment
+    expect(segments(p)).toEqual([
+      [99_800, 99_999, "walking"],
+      [0, 99_799, "pending"]
+    ])
+    expect(p.cutOff(head, rateHorizonMillis)).toBeUndefined()
+  })
+
+  it("a page cuts nothing off while a segment already waits to start", () => {
+    const p = plan(state(0, 99_999), 1, 9)
+    const head = p.claimNext(0)?.claimed as Segment
+    const after = p.afterPage(
+      head,
+      { before: head.state, next: { ...head.state, hi: 99_899 }, bills: 100, received: 100 },
+      { sent: 0, now: 10 }
+    )
+    expect(after).toMatchObject({ created: undefined, schedule: false })
+    expect(segments(p)).toHaveLength(2)
+  })
+
+  it("holds back a pending segment while `concurrency` segments after the head walk or hold bills", () => {
+    const timing = { sent: 0, now: 1000 }
+    const p = plan(state(0, 99_999), 1, 2)
+    const head = p.claimNext(0)?.claimed as Segment
+    const second = p.claimNext(0)?.claimed as Segment
+    p.afterEnd(head, { first: false, bills: 5 }, timing)
+    // The head is done but not emitted: it is not counted; the second walks alone.
+    expect(p.room()).toBe(true)
+    const page = p.afterPage(
+      second,
+      { before: second.state, next: { ...second.state, hi: second.state.hi - 100 }, bills: 100, received: 100 },
+      timing
+    )
+    const third = p.claimNext(timing.now)?.claimed as Segment
+    expect(third).toBe(page.created)
+    p.afterEnd(third, { first: false, bills: 5 }, timing)
+    // The second walks and the third holds bills: the buffer's bound is reached.
+    expect(p.room()).toBe(false)
+    const waiting = p.cutOff(second, timing.now)
+    expect(waiting?.status).toBe("pending")
+    expect(p.claimNext(timing.now)).toBeUndefined()
+    // The consumer moves on: the head's pages go out, not its last yet, then its last.
+    p.emitted(head, 2, false)
+    expect(p.head()).toBe(head)
+    p.emitted(head, 3, true)
+    expect(p.head()).toBe(second)
+    expect(p.claimNext(timing.now)?.claimed).toBe(waiting)
+  })
+
+  it("segments after the head read to their end with no bills take no room", () => {
+    const timing = { sent: 0, now: 1000 }
+    const p = plan(state(0, 99_999), 1, 2)
+    const head = p.claimNext(0)?.claimed as Segment
+    const second = p.claimNext(0)?.claimed as Segment
+    p.afterEnd(head, { first: false, bills: 5 }, timing)
+    const page = p.afterPage(
+      second,
+      { before: second.state, next: { ...second.state, hi: second.state.hi - 100 }, bills: 100, received: 100 },
+      timing
+    )
+    const third = p.claimNext(timing.now)?.claimed as Segment
+    expect(third).toBe(page.created)
+    p.afterEnd(third, { first: false, bills: 0 }, timing)
+    expect(p.room()).toBe(true)
+  })
+
+  it("counts completed requests, not failed ones, and a failed segment walks no more", () => {
+    const p = plan(state(0, 99_999), 1, 2)
+    const head = p.claimNext(0)?.claimed as Segment
+    const second = p.claimNext(0)?.claimed as Segment
+    p.afterFailure(second, { sent: 0, now: 5 })
+    expect(second.status).toBe("done")
+    p.afterEnd(head, { first: false, bills: 1 }, { sent: 0, now: 5 })
+    expect(p.requests()).toBe(1)
+  })
+})

@@ -1,0 +1,162 @@
+/**
+ * The exchange's history rule inside the walks: it serves 90 days of a longer history (and may
+ * refuse wide windows too), refusing with `HistoryLimit`. A walk with no `from` ends well with
+ * every bill served; a `from` older than the horizon is clipped and the pages say from where; a
+ * cursor left behind by the horizon resumes clipped. The rule costs a few requests.
+ */
+import { describe, expect, it } from "@effect/vitest"
+import * as Chunk from "effect/Chunk"
+import * as DateTime from "effect/DateTime"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Stream from "effect/Stream"
+import * as TestClock from "effect/TestClock"
+import { BillsApi, type FundingPage, type SpotPage } from "../../src/index.js"
+import { FakeExchange, type FakeExchangeOptions, type WireBill } from "../../src/testing/index.js"
+import { fakeStack, runOnTestClock } from "../support/fakeStack.js"
+import { expectExactly } from "../support/streamCheck.js"
+
+const day = 86_400_000
+const now = Date.UTC(2025, 6, 1)
+const lookbackMillis = 90 * day
+
+/** 180 days of history up to `now`, served 90 days back, `latency` ms away. */
+const stack = (latency: number, rules: Partial<FakeExchangeOptions>) =>
+  fakeStack({
+    exchange: {
+      generate: { funding: 1500, spot: 3000, startMillis: now - 180 * day, endMillis: now - 1, seed: 7 },
+      ...(latency === 0 ? {} : { latency: { millis: latency } }),
+      ...rules
+    }
+  })
+
+type AnyPage = FundingPage | SpotPage
+
+/** Every page of `pages`, the TestClock moved along, and the requests the fake saw. */
+const run = <P extends AnyPage>(pages: Stream.Stream<P, unknown, BillsApi>) =>
+  Effect.gen(function* () {
+    yield* TestClock.setTime(now)
+    const exit = yield* runOnTestClock(Stream.runCollect(pages), 100)
+    if (Exit.isFailure(exit)) return yield* Effect.dieMessage(`the walk failed: ${String(exit.cause)}`)
+    const exchange = yield* FakeExchange
+    const requests = (yield* exchange.requests).filter((r) => r.operation !== "serverTime").length
+    const end = yield* TestClock.currentTimeMillis
+    return { pages: Chunk.toReadonlyArray(exit.value), requests, end }
+  })
+
+/** Every bill at or after the walk's served start exactly once; older ones at most once. */
+const expectServed = (
+  pages: ReadonlyArray<AnyPage>,
+  all: ReadonlyArray<WireBill>,
+  from: number | undefined,
+  end: number
+) => {
+  const last = pages[pages.length - 1]
+  const servedFrom = last?.servedFrom === undefined ? (from ?? 0) : DateTime.toEpochMillis(last.servedFrom)
+  // Clipped no later than the horizon at the end of the walk, give or take the hint's margin.
+  expect(servedFrom).toBeLessThanOrEqual(end - lookbackMillis + 60_001)
+  const inWindow = all.filter((bill) => Number(bill.cTime) >= (from ?? 0))
+  const expected = inWindow.filter((bill) => Number(bill.cTime) >= servedFrom)
+  const older = inWindow.filter((bill) => Number(bill.cTime) < servedFrom)
+  expectExactly(
+    pages.flatMap((page) => page.bills),
+    expected,
+    older
+  )
+  return servedFrom
+}
+
+const cases = [
+  { name: "a 90-day horizon", rules: { lookbackMillis } },
+  { name: "a 90-day horizon and a 30-day width", rules: { lookbackMillis, maxWindowMillis: 30 * day } }
+] as const
+
+describe("the walks and the exchange's history horizon", () => {
+  for (const latency of [0, 150]) {
+    for (const { name, rules } of cases) {
+      it.effect(`spot with no from ends well with every bill served (${name}, ${latency} ms)`, () =>
+        Effect.gen(function* () {
+          const api = yield* BillsApi
+          const { pages, requests, end } = yield* run(api.streamSpotPages())
+          const all = yield* Effect.flatMap(FakeExchange, (exchange) => exchange.bills("spot"))
+          expectServed(pages, all, undefined, end)
+          // 3,000 bills take 30 requests and a few for the pool's cuts; the rule costs a few more.
+          expect(requests).toBeLessThanOrEqual(60)
+        }).pipe(Effect.provide(stack(latency, rules)))
+      )
+
+      it.effect(`funding with no from ends well with every bill served (${name}, ${latency} ms)`, () =>
+        Effect.gen(function* () {
+          const api = yield* BillsApi
+          const { pages, requests, end } = yield* run(api.streamFundingPages())
+          const all = yield* Effect.flatMap(FakeExchange, (exchange) => exchange.bills("funding"))
+          expectServed(pages, all, undefined, end)
+          expect(requests).toBeLessThanOrEqual(40)
+        }).pipe(Effect.provide(stack(latency, rules)))
+      )
+
+      it.effect(`a from older than the horizon is clipped, and every page after says so (${name}, ${latency} ms)`, () =>
+        Effect.gen(function* () {
+          const api = yield* BillsApi
+          const from = Date.UTC(2020, 0, 1)
+          const spot = yield* run(api.streamSpotPages({ from }))
+          const all = yield* Effect.flatMap(FakeExchange, (exchange) => exchange.bills("spot"))
+          const servedFrom = expectServed(spot.pages, all, from, spot.end)
+          expect(servedFrom).toBeGreaterThan(now - lookbackMillis)
+          for (const page of spot.pages) expect(page.servedFrom).toBeDefined()
+          const funding = yield* run(api.streamFundingPages({ from }))
+          const allFunding = yield* Effect.flatMap(FakeExchange, (exchange) => exchange.bills("funding"))
+          expectServed(funding.pages, allFunding, from, funding.end)
+          for (const page of funding.pages) expect(page.servedFrom).toBeDefined()
+        }).pipe(Effect.provide(stack(latency, rules)))
+      )
+    }
+  }
+
+  it.effect("a width limit alone: a walk reads every bill of its window, in parts", () =>
+    Effect.gen(function* () {
+      const api = yield* BillsApi
+      // No horizon: with no from, the walk would read 30-day parts back to 1970.
+      const from = now - 200 * day
+      const spot = yield* run(api.streamSpotPages({ from }))
+      const all = yield* Effect.flatMap(FakeExchange, (exchange) => exchange.bills("spot"))
+      expectExactly(
+        spot.pages.flatMap((page) => page.bills),
+        all
+      )
+      expect(spot.pages.every((page) => page.servedFrom === undefined)).toBe(true)
+      const funding = yield* run(api.streamFundingPages({ from }))
+      const allFunding = yield* Effect.flatMap(FakeExchange, (exchange) => exchange.bills("funding"))
+      expectExactly(
+        funding.pages.flatMap((page) => page.bills),
+        allFunding
+      )
+    }).pipe(Effect.provide(stack(0, { maxWindowMillis: 30 * day })))
+  )
+
+  it.effect("a spot cursor the horizon has passed resumes clipped, never stuck", () =>
+    Effect.gen(function* () {
+      const api = yield* BillsApi
+      const from = now - 80 * day
+      yield* TestClock.setTime(now)
+      const first = yield* Stream.runCollect(Stream.take(api.streamSpotPages({ from, concurrency: 1 }), 1))
+      const cursor = Chunk.unsafeHead(first).cursor
+      // Twenty days on, the window's start lies 100 days back: 10 days beyond the horizon.
+      yield* TestClock.adjust(20 * day)
+      const exit = yield* runOnTestClock(Stream.runCollect(api.streamSpotPages({ cursor })), 100)
+      if (Exit.isFailure(exit)) return yield* Effect.dieMessage(`the walk failed: ${String(exit.cause)}`)
+      const rest = Chunk.toReadonlyArray(exit.value)
+      const pages = [Chunk.unsafeHead(first), ...rest]
+      const servedFrom = DateTime.toEpochMillis(rest[rest.length - 1]?.servedFrom ?? DateTime.unsafeMake(0))
+      expect(servedFrom).toBeGreaterThan(now + 20 * day - lookbackMillis)
+      const all = yield* Effect.flatMap(FakeExchange, (exchange) => exchange.bills("spot"))
+      const end = now - 1
+      const inWindow = all.filter((bill) => Number(bill.cTime) >= from && Number(bill.cTime) <= end)
+      expectExactly(
+        pages.flatMap((page) => page.bills),
+        inWindow.filter((bill) => Number(bill.cTime) >= servedFrom),
+        inWindow
+      )
+    }).pipe(Effect.provide(stack(0, { lookbackMillis })))
+  )
+})
