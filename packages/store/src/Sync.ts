@@ -131,7 +131,9 @@ const syncKind = (options: SyncOptions, kind: BillKind) =>
       { pages: 0, requests: 0, added: 0, window: { from: from ?? 0, to: 0 } } satisfies Tally,
       (before, page): Effect.Effect<Tally, SyncStoreError> =>
         Effect.gen(function* () {
-          const window = { from: page.cursor.from ?? 0, to: page.cursor.end }
+          // Past a history horizon the exchange serves nothing older than `servedFrom`: the store
+          // holds completely what is served, so that is where its covered window starts.
+          const window = { from: Math.max(page.cursor.from ?? 0, page.cursor.servedFrom ?? 0), to: page.cursor.end }
           const added = yield* store.commitPage({
             account,
             kind,

@@ -12,15 +12,15 @@ import * as Stream from "effect/Stream"
 import * as TestClock from "effect/TestClock"
 import * as TestContext from "effect/TestContext"
 import * as fc from "fast-check"
-import { BillsApi, BillsIncomplete, type FundingPage, type SpotPage } from "../../src/index.js"
-import type { FakeExchangeOptions, WireBill } from "../../src/testing/index.js"
+import { type ApiVersion, BillsApi, BillsIncomplete, type FundingPage, type SpotPage } from "../../src/index.js"
+import type { WireBill } from "../../src/testing/index.js"
 import { epoch, fundingBills, selected, spotBills } from "../support/billScenarios.js"
 import { runOnTestClock } from "../support/fakeStack.js"
 import { expectExactly } from "../support/streamCheck.js"
 import { position, propertyParameters, shapeWithCrowd, walkCase, walkStack } from "../support/walkProperty.js"
 
-/** The exchange's rule, as fake options: the version runs are one line each here. */
-const versions: ReadonlyArray<Partial<FakeExchangeOptions>> = [{}]
+/** Each interface version, client and fake alike, runs every case of its own. */
+const versions: ReadonlyArray<ApiVersion> = ["v2", "v3"]
 
 const horizonCase = (bizTypes: readonly [string, string]) =>
   fc.record({
@@ -43,7 +43,7 @@ const runCase = <B extends WireBill>(
   c: HorizonCase,
   bills: ReadonlyArray<B>,
   account: "funding" | "spot",
-  exchange: Partial<FakeExchangeOptions>
+  apiVersion: ApiVersion
 ) => {
   const times = bills.map((bill) => Number(bill.cTime))
   const first = times[0] ?? epoch
@@ -97,21 +97,21 @@ const runCase = <B extends WireBill>(
       inQuery.filter((bill) => Number(bill.cTime) < servedFrom)
     )
   }).pipe(
-    Effect.provide(walkStack(account, bills as never, walk, { lookbackMillis, maxWindowMillis, ...exchange })),
+    Effect.provide(walkStack(account, bills as never, { ...walk, apiVersion }, { lookbackMillis, maxWindowMillis })),
     Effect.provide(TestContext.TestContext)
   )
 }
 
 describe("the streams under a history rule (property)", () => {
-  for (const [version, exchange] of versions.entries()) {
+  for (const version of versions) {
     it(`spot: every bill served exactly once, clipped no later than the horizon (${version})`, {
       timeout: 240_000
     }, async () => {
       await fc.assert(
         fc.asyncProperty(horizonCase(["trade_in", "deposit"]), (c) =>
-          Effect.runPromise(runCase(c, spotBills(c.walk.shape), "spot", exchange))
+          Effect.runPromise(runCase(c, spotBills(c.walk.shape), "spot", version))
         ),
-        propertyParameters(60, 20261)
+        propertyParameters(40, 20261)
       )
     })
 
@@ -120,9 +120,9 @@ describe("the streams under a history rule (property)", () => {
     }, async () => {
       await fc.assert(
         fc.asyncProperty(horizonCase(["deposit", "withdraw"]), (c) =>
-          Effect.runPromise(runCase(c, fundingBills(c.walk.shape), "funding", exchange))
+          Effect.runPromise(runCase(c, fundingBills(c.walk.shape), "funding", version))
         ),
-        propertyParameters(60, 20262)
+        propertyParameters(40, 20262)
       )
     })
   }
