@@ -148,3 +148,27 @@ describe("reading a store offline", () => {
     )
   }, 300_000)
 })
+
+describe("reading one account of a store by its label", () => {
+  it("--label chooses the account; two labels of one key without it: one line naming them, exit 1", async () => {
+    const db = path.join(tempDir(), "two.sqlite")
+    for (const label of ["desk-a", "desk-b"]) {
+      const synced = await runCli(["sync", "--db", db, "--account", "funding", "--label", label], env())
+      expect(synced.code).toBe(0)
+    }
+    const chosen = await runCli(["export", "--account", "funding", "--db", db, "--label", "desk-b"], env(offline))
+    expect(chosen.code).toBe(0)
+    expect(lines(chosen.stdout)).toHaveLength(450)
+    const audited = await runCli(["audit", "--account", "funding", "--db", db, "--label", "desk-a"], env(offline))
+    expect(audited.code).toBe(0)
+    const unknown = await runCli(["export", "--account", "funding", "--db", db, "--label", "desk-c"], env(offline))
+    expect(unknown.code).toBe(1)
+    expect(lines(unknown.stderr)).toEqual([expect.stringContaining('it holds no account labelled "desk-c"')])
+    const ambiguous = await runCli(["export", "--account", "funding", "--db", db], env(offline))
+    expect(ambiguous.code).toBe(1)
+    expect(ambiguous.stderr).toContain("several labels")
+    const withoutDb = await runCli(["export", "--account", "funding", "--label", "desk-a"], env(offline))
+    expect(withoutDb.code).toBe(2)
+    expect(withoutDb.stderr).toBe("bills: --label chooses an account of a store: give the store with --db\n")
+  }, 300_000)
+})

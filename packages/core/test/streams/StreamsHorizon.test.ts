@@ -11,9 +11,9 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Stream from "effect/Stream"
 import * as TestClock from "effect/TestClock"
-import { BillsApi, type FundingPage, type SpotPage } from "../../src/index.js"
+import { type ApiVersion, BillsApi, type FundingPage, type SpotPage } from "../../src/index.js"
 import { FakeExchange, type FakeExchangeOptions, type WireBill } from "../../src/testing/index.js"
-import { fakeStack, runOnTestClock } from "../support/fakeStack.js"
+import { apiVersions, fakeStack, runOnTestClock } from "../support/fakeStack.js"
 import { expectExactly } from "../support/streamCheck.js"
 
 const day = 86_400_000
@@ -21,8 +21,9 @@ const now = Date.UTC(2025, 6, 1)
 const lookbackMillis = 90 * day
 
 /** 180 days of history up to `now`, served 90 days back, `latency` ms away. */
-const stack = (latency: number, rules: Partial<FakeExchangeOptions>) =>
+const stack = (latency: number, rules: Partial<FakeExchangeOptions>, apiVersion: ApiVersion = "v2") =>
   fakeStack({
+    apiVersion,
     exchange: {
       generate: { funding: 1500, spot: 3000, startMillis: now - 180 * day, endMillis: now - 1, seed: 7 },
       ...(latency === 0 ? {} : { latency: { millis: latency } }),
@@ -72,44 +73,48 @@ const cases = [
 ] as const
 
 describe("the walks and the exchange's history horizon", () => {
-  for (const latency of [0, 150]) {
-    for (const { name, rules } of cases) {
-      it.effect(`spot with no from ends well with every bill served (${name}, ${latency} ms)`, () =>
-        Effect.gen(function* () {
-          const api = yield* BillsApi
-          const { pages, requests, end } = yield* run(api.streamSpotPages())
-          const all = yield* Effect.flatMap(FakeExchange, (exchange) => exchange.bills("spot"))
-          expectServed(pages, all, undefined, end)
-          // 3,000 bills take 30 requests and a few for the pool's cuts; the rule costs a few more.
-          expect(requests).toBeLessThanOrEqual(60)
-        }).pipe(Effect.provide(stack(latency, rules)))
-      )
+  for (const apiVersion of apiVersions) {
+    for (const latency of [0, 150]) {
+      for (const { name, rules } of cases) {
+        it.effect(`spot with no from ends well with every bill served (${name}, ${latency} ms, ${apiVersion})`, () =>
+          Effect.gen(function* () {
+            const api = yield* BillsApi
+            const { pages, requests, end } = yield* run(api.streamSpotPages())
+            const all = yield* Effect.flatMap(FakeExchange, (exchange) => exchange.bills("spot"))
+            expectServed(pages, all, undefined, end)
+            // 3,000 bills take 30 requests and a few for the pool's cuts; the rule costs a few more.
+            expect(requests).toBeLessThanOrEqual(60)
+          }).pipe(Effect.provide(stack(latency, rules, apiVersion)))
+        )
 
-      it.effect(`funding with no from ends well with every bill served (${name}, ${latency} ms)`, () =>
-        Effect.gen(function* () {
-          const api = yield* BillsApi
-          const { pages, requests, end } = yield* run(api.streamFundingPages())
-          const all = yield* Effect.flatMap(FakeExchange, (exchange) => exchange.bills("funding"))
-          expectServed(pages, all, undefined, end)
-          expect(requests).toBeLessThanOrEqual(40)
-        }).pipe(Effect.provide(stack(latency, rules)))
-      )
+        it.effect(`funding with no from ends well with every bill served (${name}, ${latency} ms, ${apiVersion})`, () =>
+          Effect.gen(function* () {
+            const api = yield* BillsApi
+            const { pages, requests, end } = yield* run(api.streamFundingPages())
+            const all = yield* Effect.flatMap(FakeExchange, (exchange) => exchange.bills("funding"))
+            expectServed(pages, all, undefined, end)
+            expect(requests).toBeLessThanOrEqual(40)
+          }).pipe(Effect.provide(stack(latency, rules, apiVersion)))
+        )
 
-      it.effect(`a from older than the horizon is clipped, and every page after says so (${name}, ${latency} ms)`, () =>
-        Effect.gen(function* () {
-          const api = yield* BillsApi
-          const from = Date.UTC(2020, 0, 1)
-          const spot = yield* run(api.streamSpotPages({ from }))
-          const all = yield* Effect.flatMap(FakeExchange, (exchange) => exchange.bills("spot"))
-          const servedFrom = expectServed(spot.pages, all, from, spot.end)
-          expect(servedFrom).toBeGreaterThan(now - lookbackMillis)
-          for (const page of spot.pages) expect(page.servedFrom).toBeDefined()
-          const funding = yield* run(api.streamFundingPages({ from }))
-          const allFunding = yield* Effect.flatMap(FakeExchange, (exchange) => exchange.bills("funding"))
-          expectServed(funding.pages, allFunding, from, funding.end)
-          for (const page of funding.pages) expect(page.servedFrom).toBeDefined()
-        }).pipe(Effect.provide(stack(latency, rules)))
-      )
+        it.effect(
+          `a from older than the horizon is clipped, and every page after says so (${name}, ${latency} ms, ${apiVersion})`,
+          () =>
+            Effect.gen(function* () {
+              const api = yield* BillsApi
+              const from = Date.UTC(2020, 0, 1)
+              const spot = yield* run(api.streamSpotPages({ from }))
+              const all = yield* Effect.flatMap(FakeExchange, (exchange) => exchange.bills("spot"))
+              const servedFrom = expectServed(spot.pages, all, from, spot.end)
+              expect(servedFrom).toBeGreaterThan(now - lookbackMillis)
+              for (const page of spot.pages) expect(page.servedFrom).toBeDefined()
+              const funding = yield* run(api.streamFundingPages({ from }))
+              const allFunding = yield* Effect.flatMap(FakeExchange, (exchange) => exchange.bills("funding"))
+              expectServed(funding.pages, allFunding, from, funding.end)
+              for (const page of funding.pages) expect(page.servedFrom).toBeDefined()
+            }).pipe(Effect.provide(stack(latency, rules, apiVersion)))
+        )
+      }
     }
   }
 

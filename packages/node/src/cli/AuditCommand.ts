@@ -13,7 +13,8 @@ const flags = {
   account: Flags.account,
   ...windowFlags,
   db: Flags.readDb,
-  partial: Flags.partial
+  partial: Flags.partial,
+  label: Flags.label
 }
 
 /**

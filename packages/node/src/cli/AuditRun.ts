@@ -47,6 +47,7 @@ export interface AuditFlags extends WindowFlags {
   readonly db: Option.Option<string>
   /** With `db`: read a partly synced store anyway. */
   readonly partial: boolean
+  readonly label: Option.Option<string>
 }
 
 /**
@@ -144,7 +145,8 @@ export const auditWith = (parsed: AuditFlags) =>
             fromStore(db, {
               kinds: parsed.account === "all" ? ["funding", "spot"] : [parsed.account],
               window,
-              partial: parsed.partial
+              partial: parsed.partial,
+              label: Option.getOrUndefined(parsed.label)
             })((coverage) => runAudit(query, coverage.map(describeCoverage)))
         )
     })

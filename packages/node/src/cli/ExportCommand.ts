@@ -18,7 +18,8 @@ const flags = {
   maxRps: Flags.maxRps,
   concurrency: Flags.concurrency,
   db: Flags.readDb,
-  partial: Flags.partial
+  partial: Flags.partial,
+  label: Flags.label
 }
 
 /**

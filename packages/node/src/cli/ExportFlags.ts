@@ -30,6 +30,7 @@ export interface ExportFlags extends WindowFlags {
   readonly db: Option.Option<string>
   /** With `db`: read a partly synced store anyway. */
   readonly partial: boolean
+  readonly label: Option.Option<string>
 }
 
 /**
@@ -55,6 +56,9 @@ export const validateExportFlags = (
       return yield* new UsageError({
         reason: `--biz-type ${flags.bizType.value} is not a ${kind}; use one of ${allowed.join(", ")}`
       })
+    }
+    if (Option.isSome(flags.label) && Option.isNone(flags.db)) {
+      return yield* new UsageError({ reason: "--label chooses an account of a store: give the store with --db" })
     }
     const request: ExportRequest = {
       account: flags.account,

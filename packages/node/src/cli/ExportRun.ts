@@ -62,7 +62,8 @@ export const runExport = (parsed: ExportFlags) =>
       return yield* fromStore(parsed.db.value, {
         kinds: request.account === "all" ? ["funding", "spot"] : [request.account],
         window: { from: request.from, to: request.to },
-        partial: parsed.partial
+        partial: parsed.partial,
+        label: Option.getOrUndefined(parsed.label)
       })((coverage) =>
         Effect.zipRight(
           // Standard output is the bills; what the store holds goes to stderr, one line per kind.

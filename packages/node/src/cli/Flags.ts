@@ -294,6 +294,8 @@ export const overlap = number("overlap", "SECONDS", 0).pipe(
  */
 export const label = Options.text("label").pipe(
   Options.withPseudoName("NAME"),
-  Options.withDescription("a name for this account in the store (default: the API key's fingerprint)"),
+  Options.withDescription(
+    "the account's name in the store: sync keeps it under this name (default: the API key's fingerprint); export and audit with --db read it"
+  ),
   Options.optional
 )

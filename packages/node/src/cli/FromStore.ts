@@ -1,6 +1,6 @@
 /**
  * Runs a `BillsApi` program against a store instead of the exchange. The stored account is the
- * one of WEEX_API_KEY when it is set, else the store's only account. Loaded only when `--db` is
+ * one `--label` names, else the one of WEEX_API_KEY when it is set, else the store's only account. Loaded only when `--db` is
  * given. A read opens an existing store only, and first says what the store holds completely
  * of each kind it reads: a sync left unfinished stops the read (exit 4) unless `--partial`.
  *
@@ -67,6 +67,8 @@ export interface StoreRead {
   readonly kinds: ReadonlyArray<BillKind>
   readonly window: { readonly from?: number | undefined; readonly to?: number | undefined }
   readonly partial: boolean
+  /** The stored account's label (`--label`), chosen over WEEX_API_KEY. */
+  readonly label?: string | undefined
 }
 
 /**
@@ -100,7 +102,7 @@ export const fromStore =
       const apiKey = Option.getOrUndefined(yield* Config.option(Config.redacted("WEEX_API_KEY")))
       return yield* Effect.gen(function* () {
         const store = yield* BillsStore
-        const account = yield* StoreBillsApi.resolveAccount({ apiKey })
+        const account = yield* StoreBillsApi.resolveAccount({ apiKey, label: read.label })
         const coverage = yield* Effect.forEach(read.kinds, (kind) => store.coverage(account, kind))
         const unfinished = coverage.filter((kind) => !readsWhole(kind, read.window))
         if (unfinished.length > 0 && !read.partial) {
