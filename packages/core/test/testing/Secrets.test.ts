@@ -11,8 +11,8 @@ import * as LogLevel from "effect/LogLevel"
 import * as Redacted from "effect/Redacted"
 import * as TestClock from "effect/TestClock"
 import * as Tracer from "effect/Tracer"
-import { BillsApi, Signer, credentialsConfig } from "../src/index.js"
-import { type Canned, envelope, makeStub, secretValues } from "./support/stubHttp.js"
+import { BillsApi, Signer, credentialsConfig } from "../../src/index.js"
+import { type Canned, envelope, makeStub, secretValues } from "../support/stubHttp.js"
 
 const failures: ReadonlyArray<readonly [string, Canned]> = [
   ["a signature failure", { status: 401, body: envelope(null, "40009", "sign signature error") }],
