@@ -76,13 +76,19 @@ interface Answer {
 const permitOutcome = (exit: Exit.Exit<unknown, unknown>): PermitOutcome => {
   if (Exit.isSuccess(exit)) {
     const answer = exit.value as Answer
-    return { serverTime: answer.requestTime, rateLimited: false }
+    return { serverTime: answer.requestTime, rateLimited: false, answered: true }
   }
   const failure = Cause.failureOption(exit.cause)
   if (Option.isSome(failure) && failure.value instanceof BillsApiError) {
-    return { serverTime: failure.value.requestTime, rateLimited: failure.value.reason === "RateLimited" }
+    return {
+      serverTime: failure.value.requestTime,
+      rateLimited: failure.value.reason === "RateLimited",
+      answered: true
+    }
   }
-  return { serverTime: undefined, rateLimited: false }
+  // A body that is not an envelope was read too; a timeout or a broken connection was not.
+  const answered = Option.isSome(failure) && failure.value instanceof BillsDecodeError
+  return { serverTime: undefined, rateLimited: false, answered }
 }
 
 /** Turns a response into the envelope's data, or the typed failure it stands for. */
