@@ -10,9 +10,15 @@ import * as TestClock from "effect/TestClock"
 import type { BillsApi } from "../../src/index.js"
 import { BillsApiTest, type FakeExchange } from "../../src/testing/index.js"
 
-/** BillsApi wired to a fresh fake exchange; the FakeExchange handle is in context too. */
+/**
+ * BillsApi wired to a fresh fake exchange; the FakeExchange handle is in context too. Both sides
+ * limit to 10 per second unless told otherwise (by `rateLimit` or the fake's own `rateLimit`).
+ */
 export const fakeStack = (options: BillsApiTest.StackOptions = {}): Layer.Layer<BillsApi | FakeExchange> =>
-  BillsApiTest.layerStack({ ...options, rateLimit: options.rateLimit ?? {} })
+  BillsApiTest.layerStack({
+    ...options,
+    rateLimit: options.rateLimit ?? (options.exchange?.rateLimit === undefined ? {} : undefined)
+  })
 
 /**
  * Forks `effect` and moves the TestClock in `step`s until it is done, then returns its exit.

@@ -42,7 +42,8 @@ const successAnswer = (data: unknown, now: number): Answer => ({
  */
 export type Books = { readonly [A in Account]: BillBook.BillBook<WireBillOf[A]> }
 
-const defaultStartMillis = Date.UTC(2025, 0, 1)
+/** Where generated bills start unless told otherwise. */
+export const defaultStartMillis = Date.UTC(2025, 0, 1)
 const ninetyDays = 90 * 24 * 60 * 60 * 1000
 
 /**
