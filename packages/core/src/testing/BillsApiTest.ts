@@ -1,8 +1,9 @@
 /**
  * A `BillsApi` for users' own tests: the real client over an in-memory fake exchange holding
- * the bills they give, with no rate limit and no network. Works under `TestClock`; the
- * streams end at "now" read from the Clock, so set the TestClock after your canned bills (a
- * test that forgets fails with a message saying so, rather than get no bill). A wait on a
+ * the bills they give, with no rate limit and no network. Works under `TestClock`: the streams
+ * end at "now" read from the Clock, so a clock that still reads the epoch (one the test did not
+ * set) is set just after the last bill; a test that sets it before every bill fails with a
+ * message saying so, rather than get no bill. A wait on a
  * `TestClock` the test does not move (a rate limit, a latency) fails the same way, after 2 s
  * of real time, rather than hang.
  *
@@ -142,6 +143,7 @@ export const layerStack = (options: StackOptions = {}): Layer.Layer<BillsApi | F
   const rateLimit = rateLimitOf(options)
   const exchange: FakeExchangeOptions = { ...options.exchange, rateLimit: windowOf(rateLimit) }
   return BillsApi.layer.pipe(
+    Layer.provide(Layer.effectDiscard(ClockBeforeBills.startAfterBills(exchange))),
     Layer.provide(httpClientLayer(exchange)),
     Layer.provideMerge(FakeExchange.layerExchange(exchange)),
     Layer.provide(Signer.layer(credentials)),

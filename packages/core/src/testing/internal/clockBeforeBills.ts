@@ -1,11 +1,15 @@
 /**
  * What keeps a user's test from getting no bill because its clock reads 1970. Under `it.effect`
  * the clock starts at the epoch, and a stream ends at the clock's now: a test that forgets
- * `TestClock.setTime` walks a window that ends before every bill, and gets none, silently. The
- * kit's exchange refuses such a request instead, with a message that says what to do.
+ * `TestClock.setTime` would walk a window that ends before every bill, and get none, silently.
+ * So the kit starts a clock that reads the epoch just after the last bill it holds; should the
+ * test set it before every bill anyway, the kit's exchange refuses a stream's first request with
+ * a message that says what to do.
  */
+import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
+import * as TestClock from "effect/TestClock"
 import type { FakeExchangeOptions } from "../FakeExchange.js"
 import type { FakeRequest } from "../FakeProtocol.js"
 import type { Account } from "../WireBill.js"
@@ -21,6 +25,20 @@ const spanOf = (options: FakeExchangeOptions, account: Account): { first: number
   }
   return times.length === 0 ? undefined : { first: Math.min(...times), last: Math.max(...times) }
 }
+
+/**
+ * Sets a clock that still reads the epoch (a `TestClock` nobody set) to just after the last bill
+ * the exchange starts with; any other clock stays as it is.
+ */
+export const startAfterBills = (options: FakeExchangeOptions): Effect.Effect<void> =>
+  Effect.gen(function* () {
+    if ((yield* Clock.currentTimeMillis) !== 0) return
+    const spans = [spanOf(options, "funding"), spanOf(options, "spot")].flatMap((span) =>
+      span === undefined ? [] : [span]
+    )
+    if (spans.length === 0) return
+    yield* TestClock.setTime(Math.max(...spans.map((span) => span.last)) + 1)
+  })
 
 /** The end of the window a request asks for: funding's `endTime`, spot's `before` (v2 and v3 alike). */
 const windowEnd = (request: FakeRequest): { account: Account; end: number } | undefined => {
