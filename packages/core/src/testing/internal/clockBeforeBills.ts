@@ -13,7 +13,7 @@ import * as TestClock from "effect/TestClock"
 import type { FakeExchangeOptions } from "../FakeExchange.js"
 import type { FakeRequest } from "../FakeProtocol.js"
 import type { Account } from "../WireBill.js"
-import { defaultStartMillis } from "./queries.js"
+import { defaultStartMillis, ninetyDays } from "./queries.js"
 
 /** The earliest and latest bill time an account starts with, from the options (no book is read). */
 const spanOf = (options: FakeExchangeOptions, account: Account): { first: number; last: number } | undefined => {
@@ -21,7 +21,7 @@ const spanOf = (options: FakeExchangeOptions, account: Account): { first: number
   const generate = options.generate
   if (generate !== undefined && (generate[account] ?? 100) > 0) {
     const start = generate.startMillis ?? defaultStartMillis
-    times.push(start, generate.endMillis ?? start)
+    times.push(start, generate.endMillis ?? start + ninetyDays)
   }
   return times.length === 0 ? undefined : { first: Math.min(...times), last: Math.max(...times) }
 }
