@@ -86,12 +86,18 @@ const windowOf = (rateLimit: RateLimitOptions | false): SlidingWindow.RateLimit 
         windowMillis: Duration.toMillis(rateLimit.window ?? Duration.seconds(1))
       }
 
-const stillMessage = (rateLimit: RateLimitOptions | false) => () =>
-  "BillsApiTest: a request has waited 2 s of real time on a clock that does not move (under it.effect the " +
-  `clock is a TestClock, and time passes only when the test moves it). It waits for ${
-    rateLimit === false ? "the fake exchange's latency" : "the kit's rate limit (a window per 10 requests) or latency"
-  }. Fork the work and move the clock until it is done (TestClock.adjust in a loop, see README, "Testing your code"), ` +
-  "run the test with it.live, or build the kit with rateLimit: false and no latency."
+const stillMessage = (rateLimit: RateLimitOptions | false) => () => {
+  const window = windowOf(rateLimit)
+  const waitsFor =
+    window === false
+      ? "the fake exchange's latency"
+      : `the kit's rate limit (${window.limit} requests per ${window.windowMillis} ms) or latency`
+  return (
+    "BillsApiTest: a request has waited 2 s of real time on a clock that does not move (under it.effect the " +
+    `clock is a TestClock, and time passes only when the test moves it). It waits for ${waitsFor}. Fork the work and move the clock until it is done (TestClock.adjust in a loop, see README, "Testing your code"), ` +
+    "run the test with it.live, or build the kit with rateLimit: false and no latency."
+  )
+}
 
 /**
  * The client's limiter, every request of which ends with a message rather than hang when it
