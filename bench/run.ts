@@ -24,7 +24,7 @@ import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
-import { decodeData } from "../packages/core/src/internal/exchangeRequest.js"
+import { decodeData } from "../packages/core/src/internal/envelope.js"
 import * as FastDecode from "../packages/core/src/internal/fastDecode.js"
 import {
   clientLayer,

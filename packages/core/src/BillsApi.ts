@@ -12,9 +12,10 @@ import { type FundingBill, FundingBillsPage, type SpotBill, SpotBills } from "./
 import type { BillsConfig } from "./BillsConfig.js"
 import type { BillsRateLimiter } from "./BillsRateLimiter.js"
 import type { BillsError } from "./Errors.js"
-import { decodeData, makeExchangeRequest } from "./internal/exchangeRequest.js"
+import { makeExchangeRequest } from "./internal/exchangeRequest.js"
 import * as FastDecode from "./internal/fastDecode.js"
 import { validate } from "./internal/validate.js"
+import { insideWindow } from "./internal/windowGuard.js"
 import { fundingBody, spotBody } from "./internal/requestBody.js"
 import {
   FundingBillsParams,
@@ -45,7 +46,7 @@ export interface BillsApiShape {
   /** Up to `limit` spot bills of a time window. */
   readonly spotBills: (params?: SpotBillsParams) => Effect.Effect<ReadonlyArray<SpotBill>, BillsError>
   /**
-   * Measures the exchange's clock (`GET /api/v2/public/time`), makes the signer use it, and
+   * Measures the exchange's clock (`GET /api/v2/public/time`, or `/api/v3/time` on v3), makes the signer use it, and
    * returns the offset in ms (exchange minus local). Calls do this by themselves when the
    * exchange rejects their timestamp; call it up front to avoid that first rejection.
    */
@@ -73,15 +74,23 @@ export class BillsApi extends Context.Tag("@account-bills/core/BillsApi")<BillsA
     never,
     HttpClient.HttpClient | Signer | BillsRateLimiter | BillsConfig
   > = Effect.gen(function* () {
-    const { request, syncClock } = yield* makeExchangeRequest
+    const { decode, request, syncClock } = yield* makeExchangeRequest
     // The fast path takes every well-formed page; anything else goes to the schema, which
     // decides and names the field that is wrong. The calls here take parameters already valid:
     // the streams build theirs from a checked cursor and come here directly, in their own span.
-    const decodeFunding = decodeWith(FastDecode.fundingBillsPage, decodeData("fundingBills", FundingBillsPage))
-    const decodeSpot = decodeWith(FastDecode.spotBills, decodeData("spotBills", SpotBills))
+    const decodeFunding = decodeWith(FastDecode.fundingBillsPage, decode("fundingBills", FundingBillsPage))
+    const decodeSpot = decodeWith(FastDecode.spotBills, decode("spotBills", SpotBills))
+    // A bill from outside the window asked for fails the call: filtered out, it would hide a gap.
     const fetchFunding = (valid: ValidFundingBillsParams) =>
-      Effect.flatMap(request("fundingBills", fundingBody(valid)), decodeFunding)
-    const fetchSpot = (valid: ValidSpotBillsParams) => Effect.flatMap(request("spotBills", spotBody(valid)), decodeSpot)
+      request("fundingBills", fundingBody(valid)).pipe(
+        Effect.flatMap(decodeFunding),
+        Effect.tap((page) => insideWindow("fundingBills", page.items, valid.startTime, valid.endTime))
+      )
+    const fetchSpot = (valid: ValidSpotBillsParams) =>
+      request("spotBills", spotBody(valid)).pipe(
+        Effect.flatMap(decodeSpot),
+        Effect.flatMap((bills) => insideWindow("spotBills", bills, valid.after, valid.before))
+      )
 
     return BillsApi.fromOperations({ fetchFunding, fetchSpot, syncClock })
   })

@@ -13,6 +13,15 @@ import * as Layer from "effect/Layer"
 import { validateBaseUrl } from "./internal/baseUrl.js"
 
 /**
+ * Which interface of the exchange the client speaks: `"v2"` (envelopes with a server stamp) or
+ * `"v3"` (bare payloads, negative error codes, `/api/v3/...` paths). Signing is the same.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type ApiVersion = "v2" | "v3"
+
+/**
  * Settings of the client. Every field has a default.
  *
  * @since 0.1.0
@@ -38,6 +47,8 @@ export interface BillsConfigShape {
    * with the error carrying the requested wait.
    */
   readonly maxRetryDelay: Duration.Duration
+  /** The exchange's interface version; `"v2"` unless `WEEX_API_VERSION` or an override says otherwise. */
+  readonly apiVersion: ApiVersion
 }
 
 /**
@@ -52,14 +63,15 @@ export type BillsConfigInput = {
     : BillsConfigShape[K]
 }
 
-/** WEEX's spot API, en-US, 10 s per attempt, 5 attempts; public as `BillsConfig.defaults`. */
+/** WEEX's spot API v2, en-US, 10 s per attempt, 5 attempts; public as `BillsConfig.defaults`. */
 const defaults: BillsConfigShape = {
   baseUrl: "https://api-spot.weex.com",
   locale: "en-US",
   requestTimeout: Duration.seconds(10),
   maxAttempts: 5,
   retryBaseDelay: Duration.millis(250),
-  maxRetryDelay: Duration.seconds(10)
+  maxRetryDelay: Duration.seconds(10),
+  apiVersion: "v2"
 }
 
 /**
@@ -92,13 +104,19 @@ export class BillsConfig extends Context.Tag("@account-bills/core/BillsConfig")<
         // A zero timeout would fail every attempt before it could be answered.
         return yield* Effect.fail(ConfigError.InvalidData(["requestTimeout"], "requestTimeout must be longer than 0"))
       }
+      const apiVersion = input.apiVersion ?? defaults.apiVersion
+      if (apiVersion !== "v2" && apiVersion !== "v3") {
+        // Callers from JavaScript or a cast can pass anything; only the two versions exist.
+        return yield* Effect.fail(ConfigError.InvalidData(["apiVersion"], `apiVersion must be "v2" or "v3"`))
+      }
       return {
         baseUrl,
         locale: input.locale ?? defaults.locale,
         requestTimeout,
         maxAttempts,
         retryBaseDelay: Duration.decode(input.retryBaseDelay ?? defaults.retryBaseDelay),
-        maxRetryDelay: Duration.decode(input.maxRetryDelay ?? defaults.maxRetryDelay)
+        maxRetryDelay: Duration.decode(input.maxRetryDelay ?? defaults.maxRetryDelay),
+        apiVersion
       }
     })
 
@@ -106,14 +124,23 @@ export class BillsConfig extends Context.Tag("@account-bills/core/BillsConfig")<
   static readonly layer = (input: BillsConfigInput = {}): Layer.Layer<BillsConfig, ConfigError.ConfigError> =>
     Layer.effect(BillsConfig, BillsConfig.make(input))
 
-  /** A layer that reads `WEEX_BASE_URL` and `WEEX_LOCALE`, with `overrides` on top. */
+  /** A layer that reads `WEEX_BASE_URL`, `WEEX_LOCALE` and `WEEX_API_VERSION` (`v2` or `v3`), with `overrides` on top. */
   static readonly layerConfig = (overrides: BillsConfigInput = {}): Layer.Layer<BillsConfig, ConfigError.ConfigError> =>
     Layer.effect(
       BillsConfig,
       Effect.gen(function* () {
         const baseUrl = yield* Config.option(Config.nonEmptyString("WEEX_BASE_URL"))
         const locale = yield* Config.option(Config.nonEmptyString("WEEX_LOCALE"))
+        const apiVersion = yield* Config.option(
+          Config.nonEmptyString("WEEX_API_VERSION").pipe(
+            Config.validate({
+              message: 'WEEX_API_VERSION must be "v2" or "v3"',
+              validation: (value): value is ApiVersion => value === "v2" || value === "v3"
+            })
+          )
+        )
         return yield* BillsConfig.make({
+          ...(apiVersion._tag === "Some" ? { apiVersion: apiVersion.value } : {}),
           ...(baseUrl._tag === "Some" ? { baseUrl: baseUrl.value } : {}),
           ...(locale._tag === "Some" ? { locale: locale.value } : {}),
           ...overrides

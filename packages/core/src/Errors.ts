@@ -55,8 +55,8 @@ export const BillsApiErrorReason = Schema.Literal(
 export type BillsApiErrorReason = typeof BillsApiErrorReason.Type
 
 /**
- * The exchange answered with a failure: an envelope whose code is not `"00000"`, or an error
- * status without a readable envelope.
+ * The exchange answered with a failure: a v2 envelope whose code is not `"00000"`, a v3
+ * `{code, msg}` body, or an error status without a readable body.
  *
  * @since 0.1.0
  * @category errors
@@ -66,10 +66,11 @@ export class BillsApiError extends Schema.TaggedError<BillsApiError>("@account-b
   {
     operation: Operation,
     reason: BillsApiErrorReason,
-    /** The envelope's code; empty when the body carried none. */
+    /** The exchange's code (v3's negative integers as text); empty when the body carried none. */
     code: Schema.String,
     /** The envelope's msg (or the HTTP status text when there was no envelope). */
     msg: Schema.String,
+    /** The server's stamp of the request; v2 envelopes carry it, v3 answers never do. */
     requestTime: Schema.optional(Schema.Number),
     status: Schema.Number,
     /** Milliseconds to wait before trying again, from a `Retry-After` header. */

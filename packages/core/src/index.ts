@@ -30,7 +30,7 @@ export {
   SpotBills
 } from "./Bill.js"
 export { BillsApi, type BillsApiShape } from "./BillsApi.js"
-export { BillsConfig, type BillsConfigInput, type BillsConfigShape } from "./BillsConfig.js"
+export { type ApiVersion, BillsConfig, type BillsConfigInput, type BillsConfigShape } from "./BillsConfig.js"
 export {
   BillsRateLimiter,
   type BillsRateLimiterShape,

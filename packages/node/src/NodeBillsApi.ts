@@ -25,7 +25,7 @@ import * as Layer from "effect/Layer"
  * @category models
  */
 export interface NodeBillsApiOptions {
-  /** Settings on top of `WEEX_BASE_URL` and `WEEX_LOCALE`. */
+  /** Settings on top of `WEEX_BASE_URL`, `WEEX_LOCALE` and `WEEX_API_VERSION`. */
   readonly config?: BillsConfigInput
   /** The rate limit; 10 requests per second per operation by default. */
   readonly rateLimit?: RateLimitOptions
@@ -54,8 +54,8 @@ const assemble = <E>(
 export const NodeBillsApi = {
   /**
    * Builds everything from the environment: `WEEX_API_KEY`, `WEEX_API_SECRET`,
-   * `WEEX_API_PASSPHRASE`, `WEEX_BASE_URL` (https, or http to a loopback host only) and
-   * `WEEX_LOCALE`, over undici.
+   * `WEEX_API_PASSPHRASE`, `WEEX_BASE_URL` (https, or http to a loopback host only),
+   * `WEEX_LOCALE` and `WEEX_API_VERSION` (`v2`, the default, or `v3`), over undici.
    */
   layerConfig: (options: NodeBillsApiOptions = {}): Layer.Layer<BillsApi, ConfigError.ConfigError> =>
     assemble(Signer.layerConfig(), BillsConfig.layerConfig(options.config), options),

@@ -1,10 +1,20 @@
 /**
- * Which reason an exchange code and HTTP status mean; one table for the client and its tests.
+ * Which reason an exchange code and HTTP status mean, one table per interface version, for the
+ * client and its tests.
  */
 import type { BillsApiErrorReason } from "../Errors.js"
 
+/** What an HTTP status says when the code says nothing. */
+const reasonOfStatus = (status: number): BillsApiErrorReason => {
+  if (status === 429) return "RateLimited"
+  if (status >= 500) return "ServerError"
+  if (status === 401) return "Authentication"
+  if (status === 403) return "Permission"
+  return "Unknown"
+}
+
 /**
- * Classifies an exchange code and HTTP status into a reason.
+ * Classifies a v2 envelope code and HTTP status into a reason.
  */
 export const reasonOf = (code: string, status: number): BillsApiErrorReason => {
   switch (code) {
@@ -32,9 +42,45 @@ export const reasonOf = (code: string, status: number): BillsApiErrorReason => {
     case "429":
       return "RateLimited"
   }
+  return reasonOfStatus(status)
+}
+
+/**
+ * Classifies a v3 error code (a negative integer, as text) and HTTP status into a reason. A 429
+ * is rate limiting whatever the body says.
+ */
+export const reasonOfV3 = (code: string, status: number): BillsApiErrorReason => {
   if (status === 429) return "RateLimited"
-  if (status >= 500) return "ServerError"
-  if (status === 401) return "Authentication"
-  if (status === 403) return "Permission"
-  return "Unknown"
+  switch (code) {
+    case "-1040": // ACCESS_KEY header missing
+    case "-1041": // ACCESS_SIGN header missing
+    case "-1042": // ACCESS_TIMESTAMP header missing
+    case "-1044": // invalid ACCESS_KEY
+    case "-1047": // API authentication failed: the signature
+    case "-1049": // API key or passphrase incorrect
+      return "Authentication"
+    case "-1043": // invalid ACCESS_TIMESTAMP
+    case "-1046": // timestamp expired
+      return "TimestampExpired"
+    case "-1050":
+    case "-1051":
+    case "-1052":
+    case "-1053":
+    case "-1056": // illegal IP
+    case "-1057": // user locked
+      return "Permission"
+    case "-1045": // Content-Type not JSON
+    case "-1140":
+    case "-1141":
+    case "-1142":
+    case "-1171": // start after end
+      return "InvalidParameter"
+    case "-1170": // query time out of range: the history horizon, or a window too wide
+      return "HistoryLimit"
+    case "-1054": // system error, retry later
+      return "ServerError"
+    case "-1000":
+      return "Unknown"
+  }
+  return reasonOfStatus(status)
 }

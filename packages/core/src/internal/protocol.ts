@@ -1,11 +1,12 @@
 /**
  * Facts of the wire protocol that only the client's plumbing and the fake exchange need:
- * paths as they enter the signature, the server-time endpoint, the success code.
+ * paths as they enter the signature, the server-time endpoint, the success code, per version.
  */
+import type { ApiVersion } from "../BillsConfig.js"
 import type { OperationName } from "../Operation.js"
 
 /**
- * Request path of each operation, exactly as it enters the signature.
+ * Request path of each v2 operation, exactly as it enters the signature.
  */
 export const operationPath: Readonly<Record<OperationName, string>> = {
   fundingBills: "/api/v2/account/fundingBills",
@@ -13,11 +14,30 @@ export const operationPath: Readonly<Record<OperationName, string>> = {
 }
 
 /**
- * Path of the public server-time endpoint used to measure clock skew.
+ * Path of the v2 public server-time endpoint used to measure clock skew.
  */
 export const serverTimePath = "/api/v2/public/time"
 
 /**
- * The success code of the envelope; any other code is a failure.
+ * The success code of the v2 envelope; any other code is a failure.
  */
 export const successCode = "00000"
+
+/**
+ * The paths of one interface version.
+ */
+export interface VersionPaths {
+  readonly operationPath: Readonly<Record<OperationName, string>>
+  readonly serverTimePath: string
+}
+
+/**
+ * The paths of each interface version; v3 takes the same bodies and the same signature.
+ */
+export const versionPaths: Readonly<Record<ApiVersion, VersionPaths>> = {
+  v2: { operationPath, serverTimePath },
+  v3: {
+    operationPath: { fundingBills: "/api/v3/account/fundingBills", spotBills: "/api/v3/account/bills" },
+    serverTimePath: "/api/v3/time"
+  }
+}

@@ -72,16 +72,22 @@ export interface ClockRepair {
  * Runs `attempt` up to `maxAttempts` times while it fails transiently; the caller gets the
  * last failure. On a rejected timestamp it repairs the clock and tries once more, at once and
  * outside the count (so a call makes at most `maxAttempts + 1` attempts). Every attempt re-runs
- * the whole effect, so it takes a new permit and a new signature.
+ * the whole effect, so it takes a new permit and a new signature. `attempt` is told its
+ * ordinal in the call (1 for the first, the clock's extra attempt included), so that it can
+ * count itself as a retry.
+ *
+ * Named apart from `@effect/platform`'s `HttpClient.retryTransient`, which retries on its own
+ * notion of transient and knows nothing of the exchange's clock.
  */
-export const retryTransient = <A>(
-  attempt: Effect.Effect<A, BillsError>,
+export const retryExchangeCall = <A>(
+  attempt: (ordinal: number) => Effect.Effect<A, BillsError>,
   settings: RetrySettings,
   clock?: ClockRepair
 ): Effect.Effect<A, BillsError> => {
   const loop = (attemptNumber: number, clockRepaired: boolean): Effect.Effect<A, BillsError> =>
     Effect.flatMap(clock?.generation ?? Effect.succeed(0), (generation) =>
-      Effect.catchAll(attempt, (error) => {
+      // The clock's extra attempt is outside the count but still an attempt of the call.
+      Effect.catchAll(attempt(clockRepaired ? attemptNumber + 1 : attemptNumber), (error) => {
         if (clock !== undefined && !clockRepaired && isClockSkew(error)) {
           return clock.resyncSince(generation).pipe(
             Effect.matchEffect({

@@ -5,7 +5,7 @@ import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import { InvalidParams } from "../Errors.js"
 import type { OperationName } from "../Operation.js"
-import { firstIssue } from "./exchangeRequest.js"
+import { firstIssue } from "./parseIssue.js"
 
 /**
  * Decodes `params` with `schema`; a violation names the field and the rule, and nothing is sent.

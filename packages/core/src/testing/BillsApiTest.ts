@@ -16,7 +16,7 @@ import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
 import type { FundingBill, SpotBill } from "../Bill.js"
 import { BillsApi } from "../BillsApi.js"
-import { BillsConfig, type BillsConfigInput } from "../BillsConfig.js"
+import { type ApiVersion, BillsConfig, type BillsConfigInput } from "../BillsConfig.js"
 import { BillsRateLimiter, type RateLimitOptions } from "../BillsRateLimiter.js"
 import { Signer } from "../Signer.js"
 import { defaultCredentials, FakeExchange, type FakeExchangeOptions } from "./FakeExchange.js"
@@ -54,6 +54,11 @@ const credentials = {
  * @category models
  */
 export interface StackOptions {
+  /**
+   * The interface version both sides speak (default `"v2"`): the fake serves it and the client
+   * is configured for it. Overrides `exchange.apiVersion` and `config.apiVersion`.
+   */
+  readonly apiVersion?: ApiVersion | undefined
   /** The fake exchange; its `rateLimit` is read only when `rateLimit` below is not given. */
   readonly exchange?: FakeExchangeOptions
   /** Client settings on top of a base URL that never leaves the process. */
@@ -147,14 +152,17 @@ const httpClientLayer = (options: FakeExchangeOptions): Layer.Layer<HttpClient.H
  */
 export const layerStack = (options: StackOptions = {}): Layer.Layer<BillsApi | FakeExchange> => {
   const rateLimit = rateLimitOf(options)
-  const exchange: FakeExchangeOptions = { ...options.exchange, rateLimit: windowOf(rateLimit) }
+  const version = options.apiVersion === undefined ? {} : { apiVersion: options.apiVersion }
+  const exchange: FakeExchangeOptions = { ...options.exchange, ...version, rateLimit: windowOf(rateLimit) }
   return BillsApi.layer.pipe(
     Layer.provide(Layer.effectDiscard(ClockBeforeBills.startAfterBills(exchange))),
     Layer.provide(httpClientLayer(exchange)),
     Layer.provideMerge(FakeExchange.layerExchange(exchange)),
     Layer.provide(Signer.layer(credentials)),
     Layer.provide(limiterLayer(rateLimit)),
-    Layer.provide(Layer.orDie(BillsConfig.layer({ baseUrl: "https://fake-exchange.test", ...options.config })))
+    Layer.provide(
+      Layer.orDie(BillsConfig.layer({ baseUrl: "https://fake-exchange.test", ...options.config, ...version }))
+    )
   )
 }
 
@@ -168,6 +176,7 @@ export const layerStack = (options: StackOptions = {}): Layer.Layer<BillsApi | F
 export const layer = (options: BillsApiTestOptions = {}): Layer.Layer<BillsApi | FakeExchange> => {
   const { funding = [], spot = [], ...behaviour } = options
   return layerStack({
+    apiVersion: behaviour.apiVersion,
     exchange: {
       ...behaviour,
       bills: { funding: funding.map(toWire<FundingWireBill>), spot: spot.map(toWire<SpotWireBill>) }

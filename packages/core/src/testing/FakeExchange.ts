@@ -15,6 +15,7 @@
  *    in the configured `order` with `bounds` inclusive or exclusive at both ends.
  *
  * Every time comes from `Clock` plus a settable offset, so everything runs under `TestClock`.
+ * `apiVersion: "v3"` serves the same model on the v3 paths and in v3's bodies (`FakeProtocol`).
  *
  * @since 0.1.0
  */
@@ -24,7 +25,8 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
-import { operationPath, serverTimePath, successCode } from "../internal/protocol.js"
+import type { ApiVersion } from "../BillsConfig.js"
+import { successCode } from "../internal/protocol.js"
 import type { OperationName } from "../Operation.js"
 import * as Signature from "../Signature.js"
 import type * as BillBook from "./BillBook.js"
@@ -42,7 +44,6 @@ import {
   type RandomFaults,
   type Rejection,
   reasonPhrase,
-  rejectionResponse,
   rejections,
   type ScriptedFault
 } from "./FakeProtocol.js"
@@ -50,6 +51,7 @@ import { makeAuthentication } from "./internal/authentication.js"
 import { makeFaultPlan } from "./internal/faultPlan.js"
 import { makeQueries, rejectionAnswer, seedBooks } from "./internal/queries.js"
 import { type LogEntry, makeRequestLog } from "./internal/requestLog.js"
+import { type WireFormat, wireFormats } from "./internal/wireFormat.js"
 import * as SlidingWindow from "./SlidingWindow.js"
 import type { Account, FundingWireBill, SpotWireBill, WireBill, WireBillOf } from "./WireBill.js"
 
@@ -138,6 +140,11 @@ export interface FakeExchangeOptions extends Partial<FakeBehaviour> {
   readonly credentials?: FakeCredentials | undefined
   /** Added to `Clock.currentTimeMillis` to give the fake's clock; default 0. */
   readonly clockOffsetMillis?: number | undefined
+  /**
+   * The interface version served (default `"v2"`): paths, success and failure bodies as that
+   * version has them (see `FakeProtocol`). The model behind both is the same.
+   */
+  readonly apiVersion?: ApiVersion | undefined
   /** The round trip of the in-memory `HttpClient` and the loopback server (default none). */
   readonly latency?: LatencyOptions | undefined
   readonly faults?:
@@ -226,6 +233,8 @@ export interface FakeExchangeService {
   /** The platform-free handler every transport (in-memory client, loopback server) calls. */
   readonly handle: (request: FakeRequest) => Effect.Effect<FakeResponse>
   readonly credentials: FakeCredentials
+  /** The interface version the fake serves. */
+  readonly apiVersion: ApiVersion
   /** The fake's clock: `Clock.currentTimeMillis` + offset. */
   readonly serverTime: Effect.Effect<number>
   readonly setClockOffset: (millis: number) => Effect.Effect<void>
@@ -274,15 +283,15 @@ type Route =
       readonly operation: OperationName | "serverTime" | undefined
     }
 
-const routeOf = (request: FakeRequest): Route => {
+const routeOf = (request: FakeRequest, wire: WireFormat): Route => {
   const method = request.method.toUpperCase()
-  if (request.path === serverTimePath) {
+  if (request.path === wire.serverTimePath) {
     return method === "GET"
       ? { _tag: "ServerTime" }
       : { _tag: "Rejected", rejection: rejections.methodNotAllowed, operation: "serverTime" }
   }
   for (const operation of ["fundingBills", "spotBills"] as const) {
-    if (request.path === operationPath[operation]) {
+    if (request.path === wire.operationPath[operation]) {
       return method === "POST"
         ? { _tag: "Operation", operation }
         : { _tag: "Rejected", rejection: rejections.methodNotAllowed, operation }
@@ -309,6 +318,13 @@ const parseJsonOrUndefined = (text: string): unknown =>
 export const make = (options: FakeExchangeOptions = {}): Effect.Effect<FakeExchangeService> =>
   Effect.gen(function* () {
     const credentials = options.credentials ?? defaultCredentials
+    const apiVersion = options.apiVersion ?? "v2"
+    const wire = wireFormats[apiVersion]
+    /** A JSON response in the served version's form, from the model's status and envelope. */
+    const respond = (status: number, body: string): FakeResponse => {
+      const rendered = wire.render(status, body)
+      return jsonResponse(rendered.status, rendered.body)
+    }
     const key = yield* Signature.importSecret(credentials.secret)
     const generator = BillGenerator.make(options.generate)
     const books = seedBooks(options, generator)
@@ -375,10 +391,10 @@ export const make = (options: FakeExchangeOptions = {}): Effect.Effect<FakeExcha
       switch (fault._tag) {
         case "Status":
           return fault.status === 429
-            ? rejectionResponse(rejections.rateLimited, now)
-            : jsonResponse(fault.status, envelope(String(fault.status), reasonPhrase(fault.status), now, null))
+            ? respond(rejections.rateLimited.status, rejectionAnswer(rejections.rateLimited, now).body)
+            : respond(fault.status, envelope(String(fault.status), reasonPhrase(fault.status), now, null))
         case "Code":
-          return jsonResponse(fault.status, envelope(fault.code, fault.msg, now, null))
+          return respond(fault.status, envelope(fault.code, fault.msg, now, null))
         case "Html":
           return FakeResponse.Response({
             status: fault.status,
@@ -387,10 +403,11 @@ export const make = (options: FakeExchangeOptions = {}): Effect.Effect<FakeExcha
           })
         case "Truncated": {
           const real = yield* answer(operation, request, now)
+          const sent = wire.render(real.status, real.body)
           return FakeResponse.Truncated({
-            status: real.status,
+            status: sent.status,
             headers: { "content-type": "application/json" },
-            body: real.body.slice(0, Math.floor(real.body.length / 2))
+            body: sent.body.slice(0, Math.floor(sent.body.length / 2))
           })
         }
         case "Reset":
@@ -402,7 +419,7 @@ export const make = (options: FakeExchangeOptions = {}): Effect.Effect<FakeExcha
 
     const handle = Effect.fn("FakeExchange.handle")(function* (request: FakeRequest) {
       const now = yield* serverTime
-      const route = routeOf(request)
+      const route = routeOf(request, wire)
       const { entry, verdict } = yield* Effect.sync(() => arrive(request, route, now))
       const settle = (status: number, code: string | undefined) =>
         Effect.sync(() => {
@@ -410,11 +427,11 @@ export const make = (options: FakeExchangeOptions = {}): Effect.Effect<FakeExcha
         })
       if (route._tag === "ServerTime") {
         yield* settle(200, successCode)
-        return jsonResponse(200, envelope(successCode, "success", now, now))
+        return jsonResponse(200, wire.serverTimeBody(now))
       }
       if (route._tag === "Rejected") {
         yield* settle(route.rejection.status, route.rejection.code)
-        return rejectionResponse(route.rejection, now)
+        return respond(route.rejection.status, rejectionAnswer(route.rejection, now).body)
       }
       const operation = route.operation
       switch (verdict._tag) {
@@ -422,14 +439,14 @@ export const make = (options: FakeExchangeOptions = {}): Effect.Effect<FakeExcha
           return yield* faultResponse(verdict.fault, operation, request, now)
         case "Limited":
           yield* settle(rejections.rateLimited.status, rejections.rateLimited.code)
-          return rejectionResponse(rejections.rateLimited, now)
+          return respond(rejections.rateLimited.status, rejectionAnswer(rejections.rateLimited, now).body)
         case "Admitted": {
           const result = yield* answer(operation, request, now)
           yield* Effect.sync(() => {
             entry.outcome = { _tag: "Answered", status: result.status, code: result.code }
             log.tally(operation, result.code === successCode ? "succeeded" : "rejected")
           })
-          return jsonResponse(result.status, result.body)
+          return respond(result.status, result.body)
         }
       }
     })
@@ -443,6 +460,7 @@ export const make = (options: FakeExchangeOptions = {}): Effect.Effect<FakeExcha
     const service: FakeExchangeService = {
       handle,
       credentials,
+      apiVersion,
       serverTime,
       setClockOffset: (millis) =>
         Effect.sync(() => {

@@ -25,6 +25,12 @@
  * Non-JSON answers come only from faults: `Html` (an HTML page), `Truncated` (the real answer cut
  * in half), `Reset` (connection dropped) and `Hang` (no answer ever).
  *
+ * With `apiVersion: "v3"` the fake serves `/api/v3/account/fundingBills`, `/api/v3/account/bills`
+ * and `GET /api/v3/time` (and 404s the v2 paths): success is the payload alone (the funding page
+ * with `pages`, the spot array, `{"serverTime": ms}`), with no envelope and no `requestTime`;
+ * each rejection above becomes `{"code": <negative int>, "msg": ...}` from {@link rejectionsV3}
+ * with the same HTTP status; fault and unknown codes are sent as numbers (`429`, `500`, `40200`).
+ *
  * @since 0.1.0
  */
 import * as Data from "effect/Data"
@@ -179,6 +185,35 @@ export const rejections = {
   notFound: { status: 404, code: "40404", msg: "Not Found" },
   methodNotAllowed: { status: 405, code: "40405", msg: "Method Not Allowed" }
 } as const satisfies Record<string, Rejection>
+
+/**
+ * The v3 form of each rejection in {@link rejections}, keyed alike: codes and messages as the
+ * v3 interface documents them. The v3 answer to rate limiting, only known to be HTTP 429, keeps
+ * the status as its code.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const rejectionsV3 = {
+  missingKey: { status: 400, code: "-1040", msg: "ACCESS_KEY header is required" },
+  missingSign: { status: 400, code: "-1041", msg: "ACCESS_SIGN header is required" },
+  missingTimestampOrPassphrase: { status: 400, code: "-1042", msg: "ACCESS_TIMESTAMP header is required" },
+  invalidTimestamp: { status: 400, code: "-1043", msg: "Invalid ACCESS_TIMESTAMP" },
+  invalidKey: { status: 401, code: "-1044", msg: "Invalid ACCESS_KEY" },
+  invalidPassphrase: { status: 401, code: "-1049", msg: "API key or passphrase incorrect" },
+  timestampExpired: { status: 401, code: "-1046", msg: "Request timestamp expired" },
+  signature: { status: 401, code: "-1047", msg: "API authentication failed" },
+  parameter: { status: 400, code: "-1140", msg: "Parameter validation failed" },
+  tooOld: {
+    status: 400,
+    code: "-1170",
+    msg: "startTime must be within the last 90 days. Time range cannot exceed 90 days"
+  },
+  startAfterEnd: { status: 400, code: "-1171", msg: "startTime cannot be greater than endTime" },
+  rateLimited: { status: 429, code: "429", msg: "Too Many Requests" },
+  notFound: { status: 404, code: "404", msg: "Not Found" },
+  methodNotAllowed: { status: 405, code: "-1150", msg: "Request method not supported" }
+} as const satisfies { readonly [K in keyof typeof rejections]: Rejection }
 
 /**
  * The envelope text, fields in the order the real server writes them.

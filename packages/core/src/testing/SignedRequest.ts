@@ -5,7 +5,8 @@
  * @since 0.1.0
  */
 import * as Effect from "effect/Effect"
-import { operationPath } from "../internal/protocol.js"
+import type { ApiVersion } from "../BillsConfig.js"
+import { versionPaths } from "../internal/protocol.js"
 import type { OperationName } from "../Operation.js"
 import * as Signature from "../Signature.js"
 import { defaultCredentials, type FakeCredentials } from "./FakeExchange.js"
@@ -19,6 +20,8 @@ import type { FakeRequest } from "./FakeProtocol.js"
  */
 export interface SignedRequestOptions {
   readonly operation: OperationName
+  /** The interface version whose path is signed and sent (default `"v2"`). */
+  readonly apiVersion?: ApiVersion | undefined
   readonly body?: string | object | undefined
   /** Epoch ms (default 0: the start of `TestClock`). */
   readonly timestamp?: number | string | undefined
@@ -42,7 +45,7 @@ export const signedRequest = (options: SignedRequestOptions): Effect.Effect<Fake
   const body = typeof options.body === "string" ? options.body : JSON.stringify(options.body ?? {})
   const timestamp = String(options.timestamp ?? 0)
   const method = options.method ?? "POST"
-  const path = operationPath[options.operation]
+  const path = versionPaths[options.apiVersion ?? "v2"].operationPath[options.operation]
   const query = options.query ?? ""
   return Effect.map(Signature.sign(credentials.secret, { timestamp, method, path, query, body }), (sign) => {
     const headers: Record<string, string> = {

@@ -7,16 +7,24 @@ import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import type * as Layer from "effect/Layer"
 import * as TestClock from "effect/TestClock"
-import type { BillsApi } from "../../src/index.js"
+import type { ApiVersion, BillsApi } from "../../src/index.js"
 import { BillsApiTest, type FakeExchange } from "../../src/testing/index.js"
 
+/** Both interface versions, for tests that must hold on each. */
+export const apiVersions: ReadonlyArray<ApiVersion> = ["v2", "v3"]
+
 /**
- * BillsApi wired to a fresh fake exchange; the FakeExchange handle is in context too. Both sides
- * limit to 10 per second unless told otherwise (by `rateLimit` or the fake's own `rateLimit`).
+ * BillsApi wired to a fresh fake exchange, both speaking `apiVersion` (default `options.apiVersion`,
+ * else v2); the FakeExchange handle is in context too. Both sides limit to 10 per second unless
+ * told otherwise (by `rateLimit` or the fake's own `rateLimit`).
  */
-export const fakeStack = (options: BillsApiTest.StackOptions = {}): Layer.Layer<BillsApi | FakeExchange> =>
+export const fakeStack = (
+  options: BillsApiTest.StackOptions = {},
+  apiVersion: ApiVersion | undefined = options.apiVersion
+): Layer.Layer<BillsApi | FakeExchange> =>
   BillsApiTest.layerStack({
     ...options,
+    apiVersion,
     rateLimit: options.rateLimit ?? (options.exchange?.rateLimit === undefined ? {} : undefined)
   })
 

@@ -78,6 +78,8 @@ export const walkCase = <Bound, BizType extends string>(
       fc.record({ rate: fc.double({ min: 0.05, max: 0.3, noNaN: true }), seed: fc.integer({ min: 1, max: 10_000 }) }),
       { nil: undefined, freq: 3 }
     ),
+    /** The interface version both sides speak. */
+    apiVersion: fc.constantFrom("v2" as const, "v3" as const),
     /** Requests in flight: one walk, a few, or the default. */
     concurrency: fc.constantFrom(1, 3, undefined),
     /**
@@ -96,6 +98,7 @@ export const walkCase = <Bound, BizType extends string>(
 
 /** What `walkCase` draws. */
 export interface WalkCase {
+  readonly apiVersion: "v2" | "v3"
   readonly order: "newest-first" | "oldest-first"
   readonly bounds: "inclusive" | "exclusive"
   readonly appendEvery: number | undefined
@@ -147,6 +150,7 @@ export const walkStack = <A extends Account>(
   walk: WalkCase
 ): Layer.Layer<BillsApi | FakeExchange> =>
   fakeStack({
+    apiVersion: walk.apiVersion,
     exchange: {
       bills: { [account]: bills },
       order: walk.order,

@@ -9,6 +9,7 @@ import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
+import * as Config from "effect/Config"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
@@ -51,6 +52,10 @@ const options = {
     Options.withDefault(0),
     Options.withDescription("up to this many ms more per round trip, drawn per request")
   ),
+  apiVersion: Options.choice("api-version", ["v2", "v3"]).pipe(
+    Options.withFallbackConfig(Config.literal("v2", "v3")("WEEX_API_VERSION").pipe(Config.withDefault("v2" as const))),
+    Options.withDescription("the interface served: v2 or v3 (default WEEX_API_VERSION, else v2)")
+  ),
   port: Options.integer("port").pipe(Options.withDefault(0), Options.withDescription("0 picks a free port")),
   host: Options.text("host").pipe(Options.withDefault("127.0.0.1"), Options.withDescription("loopback only")),
   apiKey: Options.text("api-key").pipe(Options.withDefault(defaults.apiKey)),
@@ -64,6 +69,7 @@ const command = Command.make("fake-exchange", options, (flags) =>
     const server = yield* FakeExchangeServer.make({
       host: flags.host,
       port: flags.port,
+      apiVersion: flags.apiVersion,
       latency: { millis: flags.latency, jitterMillis: flags.jitter, seed: flags.seed },
       order: flags.order,
       bounds: flags.bounds,
@@ -84,10 +90,10 @@ const command = Command.make("fake-exchange", options, (flags) =>
     })
     yield* Console.log(`Fake exchange listening on ${server.url} (Ctrl-C to stop)`)
     yield* Console.log(
-      `Try: WEEX_BASE_URL=${server.url} WEEX_API_KEY=${flags.apiKey} WEEX_API_SECRET=${flags.secret} WEEX_API_PASSPHRASE=${flags.passphrase} pnpm bills export --account spot`
+      `Try: WEEX_API_VERSION=${flags.apiVersion} WEEX_BASE_URL=${server.url} WEEX_API_KEY=${flags.apiKey} WEEX_API_SECRET=${flags.secret} WEEX_API_PASSPHRASE=${flags.passphrase} pnpm bills export --account spot`
     )
     yield* Console.log(
-      `${flags.funding} funding and ${flags.spot} spot bills (seed ${flags.seed}), order ${flags.order}, bounds ${flags.bounds}`
+      `${flags.funding} funding and ${flags.spot} spot bills (seed ${flags.seed}), interface ${flags.apiVersion}, order ${flags.order}, bounds ${flags.bounds}`
     )
     return yield* Effect.never
   }).pipe(

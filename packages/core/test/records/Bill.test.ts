@@ -4,7 +4,7 @@ import * as DateTime from "effect/DateTime"
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
-import { FundingBillFromWire, FundingBillsPage, SpotBillFromWire } from "../src/index.js"
+import { FundingBillFromWire, FundingBillsPage, SpotBillFromWire } from "../../src/index.js"
 
 // Shaped like records the exchange really returns (DESIGN section 1): an id beyond 2^53,
 // null fills on funding records, a negative delta, a bizType beyond the documented ones and

@@ -2,9 +2,9 @@ import { describe, expect, it } from "@effect/vitest"
 import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
 import * as fc from "fast-check"
-import { FundingBill, FundingBillsPage, SpotBill, SpotBills } from "../src/index.js"
-import * as FastDecode from "../src/internal/fastDecode.js"
-import { BillGenerator, LazyBillBook } from "../src/testing/index.js"
+import { FundingBill, FundingBillsPage, SpotBill, SpotBills } from "../../src/index.js"
+import * as FastDecode from "../../src/internal/fastDecode.js"
+import { BillGenerator, LazyBillBook } from "../../src/testing/index.js"
 
 const schemaSpot = Schema.decodeUnknownEither(SpotBills)
 const schemaFunding = Schema.decodeUnknownEither(FundingBillsPage)

@@ -3,8 +3,8 @@ import * as DateTime from "effect/DateTime"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as TestClock from "effect/TestClock"
-import { BillsApi, Signature } from "../src/index.js"
-import { type Canned, envelope, makeStub } from "./support/stubHttp.js"
+import { BillsApi, Signature } from "../../src/index.js"
+import { type Canned, envelope, makeStub } from "../support/stubHttp.js"
 
 const fundingRecord = {
   billId: "736825748291061726",

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as TestClock from "effect/TestClock"
-import { BillsApi, Signature } from "../src/index.js"
-import { envelope, makeStub } from "./support/stubHttp.js"
+import { BillsApi, Signature } from "../../src/index.js"
+import { envelope, makeStub } from "../support/stubHttp.js"
 
 // Each expected value was computed with OpenSSL, outside this code:
 //   printf '%s' "$PREHASH" | openssl dgst -sha256 -hmac "$SECRET" -binary | base64

@@ -5,10 +5,10 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as TestClock from "effect/TestClock"
-import { BillsApi, BillsConfig, BillsRateLimiter, Signer } from "../src/index.js"
-import { FakeExchange, rejections } from "../src/testing/index.js"
-import { fakeStack, runOnTestClock } from "./support/fakeStack.js"
-import { credentials, envelope, makeStub } from "./support/stubHttp.js"
+import { BillsApi, BillsConfig, BillsRateLimiter, Signer } from "../../src/index.js"
+import { FakeExchange, rejections } from "../../src/testing/index.js"
+import { fakeStack, runOnTestClock } from "../support/fakeStack.js"
+import { credentials, envelope, makeStub } from "../support/stubHttp.js"
 
 /** The exchange's clock is off by `offset` from ours; the real Signer signs. */
 const skewed = (offset: number) =>

@@ -2,8 +2,8 @@ import { describe, expect, it } from "@effect/vitest"
 import * as DateTime from "effect/DateTime"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
-import { BillsApi, type FundingBillsParams, type SpotBillsParams } from "../src/index.js"
-import { envelope, makeStub } from "./support/stubHttp.js"
+import { BillsApi, type FundingBillsParams, type SpotBillsParams } from "../../src/index.js"
+import { envelope, makeStub } from "../support/stubHttp.js"
 
 const badFunding: ReadonlyArray<readonly [string, FundingBillsParams, string, string]> = [
   ["pageSize 0", { pageSize: 0 }, "pageSize", "1 to 100"],

@@ -10,11 +10,11 @@ import {
   BillsIncomplete,
   BillsTransportError,
   InvalidParams
-} from "../src/index.js"
-import { reasonOf } from "../src/internal/errorReason.js"
-import { isClockSkew, isTransient } from "../src/internal/retry.js"
-import { FakeExchange, FakeFault } from "../src/testing/index.js"
-import { fakeStack, runOnTestClock } from "./support/fakeStack.js"
+} from "../../src/index.js"
+import { reasonOf } from "../../src/internal/errorReason.js"
+import { isClockSkew, isTransient } from "../../src/internal/retry.js"
+import { FakeExchange, FakeFault } from "../../src/testing/index.js"
+import { fakeStack, runOnTestClock } from "../support/fakeStack.js"
 
 /** Every failure code of DESIGN section 1, with the reason it must map to. */
 const designCodes: ReadonlyArray<readonly [code: string, reason: BillsApiErrorReason]> = [

@@ -4,11 +4,11 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
 import * as Random from "effect/Random"
-import { BillsApi, BillsApiError, BillsConfig, BillsTransportError } from "../src/index.js"
-import { retryDelay } from "../src/internal/retry.js"
-import { FakeExchange, FakeFault } from "../src/testing/index.js"
-import { fakeStack, runOnTestClock, timed } from "./support/fakeStack.js"
-import { envelope, makeStub } from "./support/stubHttp.js"
+import { BillsApi, BillsApiError, BillsConfig, BillsTransportError } from "../../src/index.js"
+import { retryDelay } from "../../src/internal/retry.js"
+import { FakeExchange, FakeFault } from "../../src/testing/index.js"
+import { fakeStack, runOnTestClock, timed } from "../support/fakeStack.js"
+import { envelope, makeStub } from "../support/stubHttp.js"
 
 const transientFaults: ReadonlyArray<readonly [string, FakeFault]> = [
   ["HTTP 500", FakeFault.Status({ status: 500 })],

@@ -1,0 +1,122 @@
+/**
+ * What an answer of the exchange means, whatever the interface version: a payload, or the typed
+ * failure it stands for. Pure: no request is sent here. Each version has one interpreter
+ * (`envelopeV2.ts`, `envelopeV3.ts`); the pieces they share live here.
+ */
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Schema from "effect/Schema"
+import { BillsApiError, BillsDecodeError } from "../Errors.js"
+import type { OperationName } from "../Operation.js"
+import { firstIssue } from "./parseIssue.js"
+
+/** What a request is for: an operation, or the server time. */
+export type CallName = BillsApiError["operation"]
+
+/** What came back from one attempt, before it is interpreted. */
+export interface RawResponse {
+  readonly status: number
+  readonly text: string
+  readonly retryAfter: string | undefined
+}
+
+/** A successful answer's payload, and the server's stamp of the request when the version sends one. */
+export interface Answer {
+  readonly data: unknown
+  readonly requestTime: number | undefined
+}
+
+/**
+ * One interface version as the pipeline sees it: where to send, how to read an answer, and how
+ * to ask for and read the server's clock. Chosen once from `BillsConfig.apiVersion`.
+ */
+export interface EnvelopeInterpreter {
+  /** Request path of each operation, exactly as it enters the signature. */
+  readonly operationPath: Readonly<Record<OperationName, string>>
+  /** Path of the public, unsigned server-time endpoint. */
+  readonly serverTimePath: string
+  /** The answer's payload, or the failure it stands for; `now` resolves an HTTP-date `Retry-After`. */
+  readonly interpret: (
+    operation: CallName,
+    response: RawResponse,
+    now: number
+  ) => Either.Either<Answer, BillsApiError | BillsDecodeError>
+  /** Decodes a payload with the operation's schema; failures name the field as the wire has it. */
+  readonly decode: <A, I>(
+    operation: CallName,
+    schema: Schema.Schema<A, I>
+  ) => (data: unknown) => Effect.Effect<A, BillsDecodeError>
+  /** The server's clock, in epoch ms, from the time endpoint's payload. */
+  readonly serverTime: (data: unknown) => Effect.Effect<number, BillsDecodeError>
+}
+
+const excerptLength = 200
+
+/** The start of a body, bounded, for error values. */
+export const excerpt = (text: string): string =>
+  text.length > excerptLength ? `${text.slice(0, excerptLength)}…` : text
+
+/** `Retry-After` as seconds or an HTTP date, in milliseconds from `now`. */
+export const retryAfterMillis = (header: string | undefined, now: number): number | undefined => {
+  if (header === undefined) return undefined
+  if (/^\d+$/.test(header.trim())) return Number(header.trim()) * 1000
+  const date = Date.parse(header)
+  return Number.isNaN(date) ? undefined : Math.max(0, date - now)
+}
+
+/**
+ * An answer the version cannot read: an error status still says enough to classify and retry
+ * (429, 5xx); anything else is an unreadable body.
+ */
+export const unreadable = (
+  operation: CallName,
+  response: RawResponse,
+  retryAfter: number | undefined,
+  issue: { readonly path: string; readonly message: string },
+  reasonOfStatus: (status: number) => BillsApiError["reason"]
+): Either.Either<never, BillsApiError | BillsDecodeError> => {
+  if (response.status === 429 || response.status >= 500) {
+    return Either.left(
+      new BillsApiError({
+        operation,
+        reason: reasonOfStatus(response.status),
+        code: "",
+        msg: `HTTP ${response.status} without an envelope: ${excerpt(response.text)}`,
+        status: response.status,
+        ...(retryAfter === undefined ? {} : { retryAfterMillis: retryAfter })
+      })
+    )
+  }
+  return Either.left(
+    new BillsDecodeError({
+      operation,
+      status: response.status,
+      stage: "Envelope",
+      path: issue.path,
+      description: issue.message,
+      bodyExcerpt: excerpt(response.text)
+    })
+  )
+}
+
+/**
+ * Decodes a payload with the operation's schema; failures name the field under `root` (the
+ * envelope's `data` in v2, the body itself when `root` is empty).
+ */
+export const decodeData =
+  <A, I>(operation: CallName, schema: Schema.Schema<A, I>, root = "data") =>
+  (data: unknown): Effect.Effect<A, BillsDecodeError> =>
+    Effect.mapError(Schema.decodeUnknown(schema)(data), (error) => {
+      const issue = firstIssue(error)
+      return new BillsDecodeError({
+        operation,
+        status: 200,
+        stage: "Data",
+        path: root === "" ? issue.path : issue.path === "" ? root : `${root}.${issue.path}`.replace(".[", "["),
+        description: issue.message,
+        bodyExcerpt: excerpt(JSON.stringify(data) ?? "")
+      })
+    })
+
+/** The server time as epoch milliseconds (a digit string is read too). */
+export const ServerTimeMillis = Schema.Union(Schema.Int, Schema.compose(Schema.NumberFromString, Schema.Int))

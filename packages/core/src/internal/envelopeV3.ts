@@ -1,0 +1,68 @@
+/**
+ * The v3 interface's answers: success is the payload itself (a funding page object, a spot
+ * array, `{serverTime}`), with no envelope and no server stamp; failure is `{code, msg}` with a
+ * negative integer code and an HTTP 4xx status.
+ */
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Predicate from "effect/Predicate"
+import * as Schema from "effect/Schema"
+import { BillsApiError } from "../Errors.js"
+import { decodeData, type EnvelopeInterpreter, retryAfterMillis, ServerTimeMillis, unreadable } from "./envelope.js"
+import { reasonOfV3 } from "./errorReason.js"
+import { firstIssue } from "./parseIssue.js"
+import { versionPaths } from "./protocol.js"
+
+const decodeJson = Schema.decodeEither(Schema.parseJson())
+
+const Failure = Schema.Struct({
+  code: Schema.Int,
+  msg: Schema.optionalWith(Schema.String, { default: () => "" })
+})
+const decodeFailure = Schema.decodeUnknownEither(Failure)
+
+const decodeServerTime = decodeData("serverTime", Schema.Struct({ serverTime: ServerTimeMillis }), "")
+
+/** The status text a failure without a readable body is reported with. */
+const statusReason = (status: number) => reasonOfV3("", status)
+
+/**
+ * The v3 interpreter.
+ */
+export const envelopeV3: EnvelopeInterpreter = {
+  ...versionPaths.v3,
+  interpret: (operation, response, now) => {
+    const retryAfter = retryAfterMillis(response.retryAfter, now)
+    const body = decodeJson(response.text)
+    if (Either.isLeft(body)) return unreadable(operation, response, retryAfter, firstIssue(body.left), statusReason)
+    const value = body.right
+    // A payload never has a `code`: a funding page is {total, …, items}, spot a bare array.
+    if (Predicate.isRecord(value) && "code" in value) {
+      const failure = decodeFailure(value)
+      if (Either.isLeft(failure)) {
+        return unreadable(operation, response, retryAfter, firstIssue(failure.left), statusReason)
+      }
+      const code = String(failure.right.code)
+      return Either.left(
+        new BillsApiError({
+          operation,
+          reason: reasonOfV3(code, response.status),
+          code,
+          msg: failure.right.msg,
+          status: response.status,
+          ...(retryAfter === undefined ? {} : { retryAfterMillis: retryAfter })
+        })
+      )
+    }
+    if (response.status >= 200 && response.status < 300) return Either.right({ data: value, requestTime: undefined })
+    return unreadable(
+      operation,
+      response,
+      retryAfter,
+      { path: "code", message: `HTTP ${response.status} without an error code` },
+      statusReason
+    )
+  },
+  decode: (operation, schema) => decodeData(operation, schema, ""),
+  serverTime: (data) => Effect.map(decodeServerTime(data), (time) => time.serverTime)
+}
