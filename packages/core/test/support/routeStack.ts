@@ -3,14 +3,11 @@
  * request, with or without the server's `requestTime` stamps: what the limiter's safety tests
  * need beyond the fake's seeded latency.
  *
- * Without stamps the answers are the v2 envelopes with `requestTime` taken out, which is all the
- * limiter sees of the v3 interface (its answers carry no stamp). Once the fake serves v3, a
- * stamp-free stack is the fake in v3 mode.
+ * Without stamps the client and the fake speak v3, whose answers carry no stamp.
  */
 import * as HttpClient from "@effect/platform/HttpClient"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
 import { BillsApi, BillsConfig, BillsRateLimiter, type RateLimitOptions, Signer } from "../../src/index.js"
@@ -30,15 +27,6 @@ export interface Leg {
 
 /** Whether the answers carry the server's stamps: v2's envelopes do, v3's answers do not. */
 export type Stamps = "stamped" | "stamp-free"
-
-/** An answer as the client would get it without the server's stamp. */
-export const withoutStamp = (response: FakeResponse): FakeResponse => {
-  if (response._tag !== "Response" && response._tag !== "Truncated") return response
-  const parsed = Either.getOrUndefined(Either.try(() => JSON.parse(response.body) as unknown))
-  if (typeof parsed !== "object" || parsed === null || !("requestTime" in parsed)) return response
-  const { requestTime: _, ...rest } = parsed as Record<string, unknown>
-  return { ...response, body: JSON.stringify(rest) }
-}
 
 /**
  * `BillsApi` with the default limiter over a fake exchange (10 per second, strict) reached by
@@ -63,18 +51,13 @@ export const routeStack = (options: {
           Effect.zipLeft(Effect.sleep(Duration.millis(leg.back)))
         )
       }
-      return FakeHttpClient.make(
-        (request) =>
-          routed(
-            options.stamps === "stamped" ? exchange.handle(request) : Effect.map(exchange.handle(request), withoutStamp)
-          ),
-        options.exchange?.latency
-      )
+      return FakeHttpClient.make((request) => routed(exchange.handle(request)), options.exchange?.latency)
     })
   )
+  const apiVersion = options.stamps === "stamped" ? "v2" : "v3"
   return BillsApi.layer.pipe(
     Layer.provide(client),
-    Layer.provideMerge(FakeExchange.layerExchange(options.exchange)),
+    Layer.provideMerge(FakeExchange.layerExchange({ ...options.exchange, apiVersion })),
     Layer.provide(
       Signer.layer({
         apiKey: Redacted.make(defaultCredentials.apiKey),
@@ -83,6 +66,6 @@ export const routeStack = (options: {
       })
     ),
     Layer.provide(BillsRateLimiter.layer(options.rateLimit)),
-    Layer.provide(Layer.orDie(BillsConfig.layer({ baseUrl: "https://fake-exchange.test" })))
+    Layer.provide(Layer.orDie(BillsConfig.layer({ baseUrl: "https://fake-exchange.test", apiVersion })))
   )
 }
