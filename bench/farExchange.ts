@@ -17,17 +17,12 @@
  *
  * The v3 rows: answers without the server's `requestTime` stamp (v3 has none), so the limiter
  * places arrivals by how much the round trips vary. Before is the answer rule, after the default
- * limiter, both at the default concurrency, so that only the limiter's rule differs. Until the
- * loopback fake serves v3, its v2 answers are read with the stamp taken out (`withoutStamps`), which
- * is all the limiter sees of v3; the walks and the limit are the same.
+ * limiter, both at the default concurrency, so that only the limiter's rule differs.
  */
 import { BillsApi, BillsConfig, BillsRateLimiter, Signer } from "@account-bills/core"
 import { FakeExchangeServer } from "@account-bills/node"
-import * as HttpClient from "@effect/platform/HttpClient"
-import * as HttpClientResponse from "@effect/platform/HttpClientResponse"
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
 import * as Stream from "effect/Stream"
@@ -65,31 +60,9 @@ export const sustainedRate = (arrivals: ReadonlyArray<number>, limit: number): n
 
 const windowMillis = 1000
 
-/** The answers with their `requestTime` taken out: what the limiter sees of a v3 answer. */
-const withoutStamps = Layer.effect(
-  HttpClient.HttpClient,
-  Effect.map(HttpClient.HttpClient, (http) =>
-    HttpClient.transformResponse(http, (response) =>
-      Effect.flatMap(response, (answer) =>
-        Effect.map(answer.text, (text) => {
-          const parsed = Either.getOrUndefined(Either.try(() => JSON.parse(text) as unknown))
-          const body =
-            typeof parsed === "object" && parsed !== null && "requestTime" in parsed
-              ? JSON.stringify({ ...parsed, requestTime: undefined })
-              : text
-          return HttpClientResponse.fromWeb(
-            answer.request,
-            new Response(body, { status: answer.status, headers: answer.headers })
-          )
-        })
-      )
-    )
-  )
-).pipe(Layer.provide(NodeHttpClient.layerUndici))
-
 const client = (baseUrl: string, variant: "before" | "after", apiVersion: "v2" | "v3") =>
   BillsApi.layer.pipe(
-    Layer.provide(apiVersion === "v2" ? NodeHttpClient.layerUndici : withoutStamps),
+    Layer.provide(NodeHttpClient.layerUndici),
     Layer.provide(
       Signer.layer({
         apiKey: Redacted.make(credentials.apiKey),
@@ -98,7 +71,7 @@ const client = (baseUrl: string, variant: "before" | "after", apiVersion: "v2" |
       })
     ),
     Layer.provide(BillsRateLimiter.layer({ arrival: variant === "before" ? "answer" : "serverTime" })),
-    Layer.provide(Layer.orDie(BillsConfig.layer({ baseUrl })))
+    Layer.provide(Layer.orDie(BillsConfig.layer({ baseUrl, apiVersion })))
   )
 
 const exportOnce = (options: {
@@ -111,6 +84,7 @@ const exportOnce = (options: {
   Effect.gen(function* () {
     const end = Date.now() - 1000
     const server = yield* FakeExchangeServer.make({
+      apiVersion: options.apiVersion,
       order: "newest-first",
       bounds: "inclusive",
       rateLimit: { limit: 10, windowMillis },
