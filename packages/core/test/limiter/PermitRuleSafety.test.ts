@@ -88,3 +88,47 @@ for (const stamps of ["stamped", "stamp-free"] as const satisfies ReadonlyArray<
     )
   })
 }
+
+describe("BillsRateLimiter: stamps, when answers carry them, place arrivals rather than round trips", () => {
+  // The way there steady (75 ms), the way back anywhere from 75 to 275 ms.
+  const route = (n: number): Leg => ({ there: 75, back: 75 + ((n * 37) % 201) })
+  const run = Effect.gen(function* () {
+    const api = yield* BillsApi
+    const exchange = yield* FakeExchange
+    const exit = yield* runOnTestClock(
+      Effect.forEach(
+        Array.from({ length: 10 }),
+        () => Effect.forEach(Array.from({ length: 6 }), () => api.spotBills({ limit: 1 })),
+        { concurrency: "unbounded", discard: true }
+      ),
+      Duration.millis(50)
+    )
+    expect(Exit.isSuccess(exit)).toBe(true)
+    expect((yield* exchange.stats).spotBills.rateLimited).toBe(0)
+    const arrivals = (yield* exchange.requests).map((r) => r.arrivalMillis)
+    expect(busiestWindow(arrivals, 1000)).toBe(10)
+    // From the third window on (the stamps trusted): request p + 10 after request p.
+    return arrivals.slice(30).map((at, i) => at - (arrivals[i + 20] as number))
+  })
+
+  it.effect("stamped: a way back that varies costs nothing, each slot a window and the margin", () =>
+    Effect.gen(function* () {
+      expect(new Set(yield* run)).toEqual(new Set([1025]))
+    }).pipe(
+      Effect.provide(
+        routeStack({ stamps: "stamped", route, exchange: { generate: { seed: 11, spot: 5, funding: 0 } } })
+      )
+    )
+  )
+
+  it.effect("stamp-free: the same route costs how much the round trips vary, and stays safe", () =>
+    Effect.gen(function* () {
+      const gaps = yield* run
+      expect(Math.min(...gaps)).toBeGreaterThan(1025)
+    }).pipe(
+      Effect.provide(
+        routeStack({ stamps: "stamp-free", route, exchange: { generate: { seed: 11, spot: 5, funding: 0 } } })
+      )
+    )
+  )
+})
