@@ -4,7 +4,13 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as TestClock from "effect/TestClock"
-import { BillsApi, BillsRateLimiter, type PermitOutcome } from "../../src/index.js"
+import {
+  BillsApi,
+  BillsRateLimiter,
+  type BillsRateLimiterShape,
+  type PermitOutcome,
+  type RateLimitOptions
+} from "../../src/index.js"
 import { FakeExchange } from "../../src/testing/index.js"
 import { busiestWindow, runOnTestClock, timed } from "../support/fakeStack.js"
 import { routeStack } from "../support/routeStack.js"
@@ -122,6 +128,46 @@ describe("BillsRateLimiter without stamps: when the round trips start to place a
       // the server exactly 1,025 ms after the first.
       expect((server.arrivals[10] as number) - (server.arrivals[0] as number)).toBe(1025)
       expect(busiestWindow(server.arrivals, 1000)).toBe(10)
+    })
+  )
+
+  // Twelve steady answers (the round trips trusted, varying not at all), then a request of 400 ms
+  // placed by its end, not its grant: the next permit a window after that end.
+  const lastPlacedByItsEnd = (
+    options: RateLimitOptions,
+    last: (limiter: BillsRateLimiterShape) => Effect.Effect<void>
+  ) =>
+    Effect.gen(function* () {
+      const limiter = yield* BillsRateLimiter.make({ limit: 1, window: Duration.millis(1000), margin: 0, ...options })
+      const server = makeServer()
+      for (let i = 0; i < 12; i++) {
+        const fiber = yield* Effect.fork(limiter.withPermit("spotBills", observe)(server.request(75)))
+        yield* TestClock.adjust(Duration.millis(1150))
+        yield* Fiber.join(fiber)
+      }
+      const lost = yield* Effect.fork(last(limiter))
+      yield* Effect.yieldNow()
+      const next = yield* Effect.fork(timed(limiter.take("spotBills")))
+      yield* TestClock.adjust(Duration.seconds(3))
+      yield* Fiber.join(lost)
+      return (yield* Fiber.join(next)).millis
+    })
+
+  it.effect("a request run without `observe` says nothing of its arrival: its slot waits for its end", () =>
+    Effect.gen(function* () {
+      expect(
+        yield* lastPlacedByItsEnd({}, (limiter) => limiter.withPermit("spotBills")(Effect.sleep(Duration.millis(400))))
+      ).toBe(1400)
+    })
+  )
+
+  it.effect('arrival: "answer" ignores what answers tell: each slot waits for its answer', () =>
+    Effect.gen(function* () {
+      expect(
+        yield* lastPlacedByItsEnd({ arrival: "answer" }, (limiter) =>
+          limiter.withPermit("spotBills", observe)(Effect.sleep(Duration.millis(400)))
+        )
+      ).toBe(1400)
     })
   )
 
