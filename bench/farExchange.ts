@@ -14,6 +14,10 @@
  * limiter and a walk control (10 at best, 9.76 with the 25 ms margin). Extra requests are those
  * the concurrent walk makes beyond the sequential one: the price of cutting the spot window into
  * segments.
+ *
+ * The v3 rows: answers without the server's `requestTime` stamp (v3 has none), so the limiter
+ * places arrivals by how much the round trips vary. Before is the answer rule, after the default
+ * limiter, both at the default concurrency, so that only the limiter's rule differs.
  */
 import { BillsApi, BillsConfig, BillsRateLimiter, Signer } from "@account-bills/core"
 import { FakeExchangeServer } from "@account-bills/node"
@@ -26,6 +30,7 @@ import { credentials } from "./client.js"
 
 /** One export, measured. */
 export interface FarRow {
+  readonly apiVersion: "v2" | "v3"
   readonly account: "funding" | "spot"
   readonly roundTripMillis: number
   readonly variant: "before" | "after"
@@ -55,7 +60,7 @@ export const sustainedRate = (arrivals: ReadonlyArray<number>, limit: number): n
 
 const windowMillis = 1000
 
-const client = (baseUrl: string, variant: "before" | "after") =>
+const client = (baseUrl: string, variant: "before" | "after", apiVersion: "v2" | "v3") =>
   BillsApi.layer.pipe(
     Layer.provide(NodeHttpClient.layerUndici),
     Layer.provide(
@@ -66,10 +71,11 @@ const client = (baseUrl: string, variant: "before" | "after") =>
       })
     ),
     Layer.provide(BillsRateLimiter.layer({ arrival: variant === "before" ? "answer" : "serverTime" })),
-    Layer.provide(Layer.orDie(BillsConfig.layer({ baseUrl })))
+    Layer.provide(Layer.orDie(BillsConfig.layer({ baseUrl, apiVersion })))
   )
 
 const exportOnce = (options: {
+  readonly apiVersion: "v2" | "v3"
   readonly account: "funding" | "spot"
   readonly roundTripMillis: number
   readonly variant: "before" | "after"
@@ -78,6 +84,7 @@ const exportOnce = (options: {
   Effect.gen(function* () {
     const end = Date.now() - 1000
     const server = yield* FakeExchangeServer.make({
+      apiVersion: options.apiVersion,
       order: "newest-first",
       bounds: "inclusive",
       rateLimit: { limit: 10, windowMillis },
@@ -91,7 +98,7 @@ const exportOnce = (options: {
         endMillis: end
       }
     })
-    const concurrency = options.variant === "before" ? 1 : undefined
+    const concurrency = options.variant === "before" && options.apiVersion === "v2" ? 1 : undefined
     const ids = new Set<string>()
     let bills = 0
     const started = performance.now()
@@ -104,7 +111,7 @@ const exportOnce = (options: {
           ids.add(bill.billId)
         })
       )
-    }).pipe(Effect.provide(Layer.fresh(client(server.url, options.variant))))
+    }).pipe(Effect.provide(Layer.fresh(client(server.url, options.variant, options.apiVersion))))
     const seconds = (performance.now() - started) / 1000
     const operation = options.account === "funding" ? "fundingBills" : "spotBills"
     const arrivals = (yield* server.exchange.requests)
@@ -126,18 +133,21 @@ const exportOnce = (options: {
     } satisfies FarRow & { readonly count: number }
   }).pipe(Effect.scoped, Effect.runPromise)
 
-/** Both accounts at each round trip, before and after. */
+/** Both accounts at each round trip, before and after, on each interface version. */
 export const farExchange = async (options: {
   readonly count: number
   readonly roundTrips: ReadonlyArray<number>
   readonly log: (line: string) => void
+  readonly apiVersions?: ReadonlyArray<"v2" | "v3">
 }): Promise<ReadonlyArray<FarRow>> => {
   const rows: Array<FarRow> = []
-  for (const roundTripMillis of options.roundTrips) {
-    for (const account of ["funding", "spot"] as const) {
-      for (const variant of ["before", "after"] as const) {
-        options.log(`   ${account}, ${roundTripMillis} ms, ${variant} ...`)
-        rows.push(await exportOnce({ account, roundTripMillis, variant, count: options.count }))
+  for (const apiVersion of options.apiVersions ?? (["v2", "v3"] as const)) {
+    for (const roundTripMillis of options.roundTrips) {
+      for (const account of ["funding", "spot"] as const) {
+        for (const variant of ["before", "after"] as const) {
+          options.log(`   ${apiVersion} ${account}, ${roundTripMillis} ms, ${variant} ...`)
+          rows.push(await exportOnce({ apiVersion, account, roundTripMillis, variant, count: options.count }))
+        }
       }
     }
   }
@@ -147,3 +157,6 @@ export const farExchange = async (options: {
 /** The goal for requests per second at a round trip (the issue's: 9.5 at 0, 9.0 at 150, 8.5 at 300). */
 export const goalAt = (roundTripMillis: number): number =>
   roundTripMillis <= 0 ? 9.5 : roundTripMillis <= 150 ? 9.0 : 8.5
+
+/** The goal without stamps (v3): 8.5 at 150 ms; none set at the other round trips. */
+export const goalV3At = (roundTripMillis: number): number | undefined => (roundTripMillis === 150 ? 8.5 : undefined)

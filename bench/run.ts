@@ -36,7 +36,7 @@ import {
   windowOf
 } from "./client.js"
 import { bundle, lazyExchange, runChild } from "./common.js"
-import { farExchange, goalAt } from "./farExchange.js"
+import { farExchange, goalAt, goalV3At } from "./farExchange.js"
 import { horizonBench } from "./horizon.js"
 import { measureStartup } from "./startup.js"
 import { syncBench } from "./sync.js"
@@ -414,8 +414,12 @@ const far = async () => {
   const section = `6 far exchange (${fmt(plan.farBills)} bills)`
   for (const rtt of plan.farRoundTrips) {
     for (const account of ["funding", "spot"] as const) {
-      const before = measured.find((r) => r.account === account && r.roundTripMillis === rtt && r.variant === "before")
-      const after = measured.find((r) => r.account === account && r.roundTripMillis === rtt && r.variant === "after")
+      const before = measured.find(
+        (r) => r.apiVersion === "v2" && r.account === account && r.roundTripMillis === rtt && r.variant === "before"
+      )
+      const after = measured.find(
+        (r) => r.apiVersion === "v2" && r.account === account && r.roundTripMillis === rtt && r.variant === "after"
+      )
       if (before === undefined || after === undefined) continue
       for (const r of [before, after]) {
         if (r.bills !== r.expected || r.distinct !== r.expected) {
@@ -458,6 +462,55 @@ const far = async () => {
         section,
         `${label}: requests, before / after (extra)`,
         `${before.requests} / ${after.requests} (+${after.requests - before.requests})`
+      )
+    }
+  } // v3: no stamps; before is the answer rule, after the round-trip rule, both at the default concurrency.
+  for (const rtt of plan.farRoundTrips) {
+    for (const account of ["funding", "spot"] as const) {
+      const [before, after] = (["before", "after"] as const).map((variant) =>
+        measured.find(
+          (r) => r.apiVersion === "v3" && r.account === account && r.roundTripMillis === rtt && r.variant === variant
+        )
+      )
+      if (before === undefined || after === undefined) continue
+      for (const r of [before, after]) {
+        if (r.bills !== r.expected || r.distinct !== r.expected) {
+          failures.push(
+            `far exchange v3 ${account} ${rtt} ms ${r.variant}: ${r.bills} bills (${r.distinct} distinct), expected ${r.expected}`
+          )
+        }
+        if (r.rejected > 0)
+          failures.push(`far exchange v3 ${account} ${rtt} ms ${r.variant}: ${r.rejected} requests answered 429`)
+      }
+      const label = `v3 ${account}, ${rtt} ms`
+      const goal = goalV3At(rtt)
+      const judged = (value: number) => (quick || goal === undefined ? undefined : value >= goal)
+      const goalText = goal === undefined ? "" : `>= ${fmt(goal, 1)}${quick ? " at 10,000" : ""}`
+      row(
+        section,
+        `${label}: requests/s, answer rule → round-trip rule`,
+        `${fmt(before.requestsPerSecond, 2)} → ${fmt(after.requestsPerSecond, 2)}`,
+        goalText,
+        judged(after.requestsPerSecond)
+      )
+      row(
+        section,
+        `${label}: the most any client scores there with as many requests, before / after`,
+        `${fmt(before.ceilingPerSecond, 2)} / ${fmt(after.ceilingPerSecond, 2)}`
+      )
+      row(
+        section,
+        `${label}: sustained requests/s (10 ÷ mean p → p+10), before → after`,
+        `${fmt(before.sustainedPerSecond, 2)} → ${fmt(after.sustainedPerSecond, 2)}`,
+        goalText,
+        judged(after.sustainedPerSecond)
+      )
+      row(
+        section,
+        `${label}: 429s, before / after`,
+        `${before.rejected} / ${after.rejected}`,
+        "0",
+        after.rejected === 0
       )
     }
   }

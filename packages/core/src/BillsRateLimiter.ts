@@ -35,8 +35,9 @@ export interface RateLimitOptions {
   /**
    * Where the limiter places a request's arrival at the server. `"serverTime"` (the default)
    * uses the `requestTime` the server stamps on its answer, so a window reopens about when the
-   * server saw the request; `"answer"` assumes nothing and waits for the answer, which costs a
-   * round trip per slot, and needs nothing from the server but its answers.
+   * server saw the request, and for answers without a stamp (the v3 interface) how much the
+   * round trips vary; `"answer"` assumes nothing and waits for the answer, which costs a round
+   * trip per slot.
    */
   readonly arrival?: "serverTime" | "answer" | undefined
 }
@@ -52,6 +53,11 @@ export interface PermitOutcome {
   readonly serverTime: number | undefined
   /** The server refused the request for the rate limit. */
   readonly rateLimited: boolean
+  /**
+   * The server answered (a response was read, whatever its status), so the attempt's duration
+   * is a round trip; not after a timeout or a broken connection. Default: whether it stamped.
+   */
+  readonly answered?: boolean | undefined
 }
 
 /**
@@ -64,8 +70,9 @@ export interface BillsRateLimiterShape {
    * a taker interrupted while waiting gives its permit back. Without `observe`, the permit
    * counts in the window until the request has finished, because only then is its arrival at
    * the server certain to lie in the past. With `observe`, the server's own stamp of the
-   * request (`requestTime`) places the arrival more closely, so the next window can open
-   * sooner; see `internal/permitRule.ts` for the rule and why it is safe.
+   * request (`requestTime`), or without one how much round trips vary, places the arrival more
+   * closely, so the next window can open sooner; see `internal/permitRule.ts` for the rules and
+   * why they are safe.
    */
   readonly withPermit: (
     operation: OperationName,
@@ -136,14 +143,18 @@ const never: Slot = {
 Deferred.unsafeDone(never.granted, Effect.succeed(Number.NEGATIVE_INFINITY))
 Deferred.unsafeDone(
   never.settled,
-  Effect.succeed({ granted: Number.NEGATIVE_INFINITY, finished: Number.NEGATIVE_INFINITY, serverTime: undefined })
+  Effect.succeed({
+    granted: Number.NEGATIVE_INFINITY,
+    finished: Number.NEGATIVE_INFINITY,
+    serverTime: undefined,
+    answered: false
+  })
 )
 
 /**
  * One window. Permit `p` waits for the request of permit `q = p - limit` to settle, then for
- * `spacing` after the latest instant `q` can have reached the server ({@link PermitRule}). A
- * permit placed by `q`'s answer while the stamps were not yet trusted is placed again by `q`'s
- * stamp once they are.
+ * `spacing` after the instant its window opens ({@link PermitRule}). A permit placed by `q`'s
+ * answer while stamps and round trips were not yet trusted is placed again once they are.
  *
  * A taker books its slot synchronously on arrival and waits for the one before it to be
  * granted, so takers are served in arrival order. A taker interrupted before its grant hands
@@ -153,8 +164,8 @@ Deferred.unsafeDone(
 const slidingWindow = (limit: number, spacing: number) => {
   const slots: Array<Slot> = []
   const rule = PermitRule.make()
-  // Completed when the rule starts trusting stamps: permits waiting under the rule that waits for
-  // answers may then go sooner.
+  // Completed when the rule starts trusting stamps or round trips: permits waiting under the rule
+  // that waits for answers may then go sooner.
   const trusted = Deferred.unsafeMake<void>(FiberId.none)
   return <A, E, R>(
     request: Effect.Effect<A, E, R>,
@@ -175,12 +186,12 @@ const slidingWindow = (limit: number, spacing: number) => {
           yield* Deferred.await(previous.granted)
           const settled = yield* Deferred.await(dependency.settled)
           const untilEarliest = Effect.gen(function* () {
-            const earliest = rule.latestArrival(settled) + spacing
+            const earliest = rule.opens(settled) + spacing
             const now = yield* clockNow
             if (earliest > now) yield* Effect.sleep(Duration.millis(Math.ceil(earliest - now)))
           })
-          if (rule.trusted() || settled.serverTime === undefined) return yield* untilEarliest
-          // Placed by its answer; should the stamps become trusted meanwhile, placed again by its stamp.
+          if (rule.trusted() || !settled.answered) return yield* untilEarliest
+          // Placed by its answer; should the rule start trusting meanwhile, placed again.
           const slept = yield* Effect.raceFirst(
             Effect.as(untilEarliest, true),
             Effect.as(Deferred.await(trusted), false)
@@ -193,7 +204,13 @@ const slidingWindow = (limit: number, spacing: number) => {
           const exit = yield* Effect.exit(restore(request))
           const finished = yield* clockNow
           const outcome = observe?.(exit)
-          const settled: PermitRule.Settled = { granted, finished, serverTime: outcome?.serverTime }
+          const serverTime = outcome?.serverTime
+          const settled: PermitRule.Settled = {
+            granted,
+            finished,
+            serverTime,
+            answered: outcome?.answered ?? serverTime !== undefined
+          }
           rule.record(settled, outcome?.rateLimited === true)
           if (rule.trusted()) yield* Deferred.succeed(trusted, undefined)
           yield* Deferred.succeed(mine.settled, settled)

@@ -15,7 +15,7 @@ import * as Option from "effect/Option"
 import type { BillsConfigShape } from "../BillsConfig.js"
 import * as BillsMetrics from "../BillsMetrics.js"
 import type { BillsRateLimiterShape, PermitOutcome } from "../BillsRateLimiter.js"
-import { BillsApiError, type BillsError, BillsTransportError } from "../Errors.js"
+import { BillsApiError, BillsDecodeError, type BillsError, BillsTransportError } from "../Errors.js"
 import type { OperationName } from "../Operation.js"
 import type { SignerShape } from "../Signer.js"
 import type { Answer, CallName, EnvelopeInterpreter } from "./envelope.js"
@@ -63,15 +63,24 @@ export const makeSend =
 
 /**
  * What the limiter learns from an attempt: where the server placed it (its stamp, when the
- * version sends one), and whether it refused it.
+ * version sends one), whether it refused it, and whether it answered at all (then the attempt
+ * took a round trip, which places arrivals when there is no stamp).
  */
 export const permitOutcome = (exit: Exit.Exit<unknown, unknown>): PermitOutcome => {
-  if (Exit.isSuccess(exit)) return { serverTime: (exit.value as Answer).requestTime, rateLimited: false }
+  if (Exit.isSuccess(exit)) {
+    return { serverTime: (exit.value as Answer).requestTime, rateLimited: false, answered: true }
+  }
   const failure = Cause.failureOption(exit.cause)
   if (Option.isSome(failure) && failure.value instanceof BillsApiError) {
-    return { serverTime: failure.value.requestTime, rateLimited: failure.value.reason === "RateLimited" }
+    return {
+      serverTime: failure.value.requestTime,
+      rateLimited: failure.value.reason === "RateLimited",
+      answered: true
+    }
   }
-  return { serverTime: undefined, rateLimited: false }
+  // A body that is not an envelope was read too; a timeout or a broken connection was not.
+  const answered = Option.isSome(failure) && failure.value instanceof BillsDecodeError
+  return { serverTime: undefined, rateLimited: false, answered }
 }
 
 /**

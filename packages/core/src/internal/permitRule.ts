@@ -3,40 +3,58 @@
  * soon permit `p` may follow permit `q = p - limit` in a sliding window.
  *
  * The server counts a request when it arrives. Write `g` for a permit's grant (client clock),
- * `d` for the time from grant to arrival (signing, queueing, the way there), `f` for when its
- * answer was read, and `s` for the server's `requestTime` stamp (server clock, offset `o`
- * from the client's monotonic clock). Permit `p` is safe when `g_p + d_p >= g_q + d_q + window`.
+ * `d` for the time from grant to arrival (signing, queueing, the way there), `b` for the time
+ * from arrival to the answer read (the server's work, the way back, reading the body), so that
+ * the answer is read at `f = g + d + b`, and `s` for the server's `requestTime` stamp (server
+ * clock, offset `o` from the client's monotonic clock). Permit `p` is safe when
+ * `g_p + d_p >= g_q + d_q + window`. The limiter waits until `opens(q) + window + margin`.
  *
- * - Without a stamp, arrival lies before the answer: `g_q + d_q <= f_q`. Waiting until
- *   `f_q + window + margin` is safe whatever the latency. It is the rule the limiter always
- *   had, and what costs a round trip per slot.
- * - With a stamp, `s_q - g_q = d_q + o`. The smallest such value seen so far, `minE`, is
- *   `o + dMin`, where `dMin` is the shortest way there observed. Then `s_q - minE = g_q + d_q - dMin`,
- *   and waiting until `s_q - minE + window + margin` gives
- *   `arrival_p - arrival_q >= window + margin + (d_p - dMin)`, which is at least a window as long
- *   as no request reaches the server more than `margin` faster than the fastest one seen.
- *   The offset `o` cancels out, so clock skew does not matter; only the rates of the two
- *   clocks must agree over a window (crystal drift is parts per million).
+ * - **The answer rule** (no assumption): arrival lies before the answer, `g_q + d_q <= f_q`, and
+ *   `d_p >= 0`, so `opens(q) = f_q` is safe whatever the latency. It costs a round trip per
+ *   slot: at most `limit / (window + margin + RTT)`.
+ * - **The stamp rule** (v2: answers carry `requestTime`): `s_q - g_q = d_q + o`. The smallest such
+ *   value seen so far, `minE`, is `o + dMin`, where `dMin` is the shortest way there observed.
+ *   Then `s_q - minE = g_q + d_q - dMin`, and `opens(q) = s_q - minE + spread` gives
+ *   `arrival_p - arrival_q >= window + margin + spread + (d_p - dMin)`, which is at least a window
+ *   as long as no request reaches the server more than `spread + margin` faster than the fastest
+ *   one seen. The offset `o` cancels out, so clock skew does not matter; only the rates of the
+ *   two clocks must agree over a window (crystal drift is parts per million). `spread` is how
+ *   much `s - g` varied over the last 20 stamps: jitter lengthens `d_p` above `dMin` (safe) or
+ *   shortens it towards the least jitter, which a way that has just become shorter (a cold
+ *   start: connection setup, JIT, a loaded machine) can undercut by as much as it varied.
+ *   Steady jitter `J` costs about `J / 2` per slot; a steady route costs nothing.
+ * - **The round-trip rule** (v3: answers carry no stamp). Only `r = f - g = d + b` is seen.
+ *   `opens(q) = g_q + spread_r`, where `spread_r` is how much `r` varied over the last 20 answers
+ *   (`q`'s own included), gives `arrival_p - arrival_q >= window + margin + spread_r - (d_q - d_p)`:
+ *   at least a window as long as `q`'s way there exceeds `p`'s by no more than the round trips
+ *   varied, plus the margin. Why that holds: a way there that varies makes the round trip vary
+ *   by as much, unless the way back shrinks by just as much at the same time (nothing on a
+ *   network does that: the two legs are separate packets, and the server's work after counting
+ *   a request adds to `b`, never takes from it); a request whose way there was long (a new
+ *   connection, a pause in signing) has a long round trip, so its own excess is in `spread_r`
+ *   when `p` is placed; a route that has become shorter than any seen, by more than it varied and
+ *   the margin, is the one case left, as for the stamp rule, and a 429 ends the rule for good.
+ *   The split of `r` between the two legs does not matter: on a steady route `d_p = d_q` and the
+ *   rule is "a window after the grant", whatever the legs are. It uses only the client's clock.
+ *   Jitter `J` costs about `J` per slot (the spread), and never more than the answer rule.
  *
- * Jitter only lengthens `d_p` above `dMin` (safe) or shortens it towards the least jitter,
- * which `dMin` tracks once a few requests have been seen. A way that has just become shorter
- * (a cold start: connection setup, JIT, a loaded machine) is not ruled out by `dMin` alone, so
- * the spread of `d` over the last 20 requests is added: the rule assumes the next request is
- * not faster than the fastest seen by more than the recent variation plus the margin (25 ms by
- * default, which also covers the millisecond rounding of `requestTime`). Steady jitter `J`
- * costs about `J / 2` per slot; a steady route costs nothing. The latest arrival
- * is never placed after `f_q`: with stamps the rule is never slower than without.
+ * No rule is ever later than the answer: the answer rule is the cap of both others. The time
+ * endpoint's stamp (`/api/v3/time`) does not help without stamps on the answers: it places
+ * the arrivals of time requests, not of bill requests, and what it could tell (the one-way
+ * share of the round trip) does not enter the round-trip rule.
  *
- * The stamps are trusted once 10 answers have been seen, one of them to a request granted after
- * an earlier answer had been read; until then the rule is the one that needs no assumption. A
- * request sent while another's connection stood idle can reuse it, so the answers seen then
- * include one that took no connection set-up (TCP, TLS), and `dMin` is not the set-up's: a burst
- * of first requests that all opened connections would otherwise pass for the fastest way there.
- * Both walks send their first request alone, so the first window's answers suffice.
+ * Stamps and round trips are trusted once 10 have been seen, one of them to a request granted
+ * after an earlier answer had been read; until then the rule is the one that needs no
+ * assumption. A request sent while another's connection stood idle can reuse it, so the answers
+ * seen then include one that took no connection set-up (TCP, TLS), and the fastest way seen is
+ * not the set-up's: a burst of first requests that all opened connections would otherwise pass
+ * for the fastest way there (and vary as little as a steady route). Both walks send their first
+ * request alone, so the first window's answers suffice. Ten, not fewer: a varying route shows
+ * how far it varies only over several requests, and until it has, the spread reads too small.
  *
- * Should the assumption fail anyway (a route that suddenly gets much shorter), a 429 shows it:
- * from the first request refused for the rate limit on, stamps are ignored and the window goes
- * back to the rule that needs no assumption.
+ * Should an assumption fail anyway (a route that suddenly gets much shorter), a 429 shows it:
+ * from the first request refused for the rate limit on, stamps and round trips are ignored and
+ * the window goes back to the answer rule.
  */
 
 /** What the limiter keeps of a finished request (client times in monotonic ms). */
@@ -45,53 +63,81 @@ export interface Settled {
   readonly finished: number
   /** The server's `requestTime`, if the answer carried one. */
   readonly serverTime: number | undefined
+  /** The server answered (a response was read), so `finished - granted` is a round trip. */
+  readonly answered: boolean
 }
 
-/** The rule's state: the smallest stamp-minus-grant seen, and whether a 429 has been seen. */
+/** The rule's state: what stamps and round trips showed, and whether a 429 has been seen. */
 export interface PermitRule {
-  /** The latest client instant at which the request of `settled` can have reached the server. */
-  readonly latestArrival: (settled: Settled) => number
+  /**
+   * From when the window of `settled`'s request counts: the latest client instant at which it
+   * can have reached the server, less the least time the next request takes to get there.
+   */
+  readonly opens: (settled: Settled) => number
   /** Learns from a finished request. */
   readonly record: (settled: Settled, rateLimited: boolean) => void
-  /** Whether stamps place arrivals now: a permit waiting under the other rule may go sooner. */
+  /** Whether stamps or round trips place arrivals now: a permit waiting by its answer may go sooner. */
   readonly trusted: () => boolean
 }
 
-/** Stamps kept to measure how much the way to the server varies. */
-const recentStamps = 20
+/** Samples kept to measure how much the way to the server varies. */
+const recentSamples = 20
 
-/** Answers seen before the stamps are trusted. */
+/** Samples seen before they are trusted. */
 const trustAfter = 10
+
+/** What one kind of sample (stamp minus grant, or round trip) has shown so far. */
+interface Track {
+  readonly add: (value: number, granted: number) => void
+  /** The smallest value seen. */
+  readonly least: () => number
+  /** How much the values varied lately: a drop of that size is not ruled out. */
+  readonly spread: () => number
+  readonly seen: () => boolean
+}
+
+/** `firstFinished` is when the earliest answer was read: a request granted later could reuse its connection. */
+const track = (firstFinished: () => number): Track => {
+  let least = Number.POSITIVE_INFINITY
+  const recent: Array<number> = []
+  let count = 0
+  let reused = false
+  return {
+    add: (value, granted) => {
+      least = Math.min(least, value)
+      recent.push(value)
+      if (recent.length > recentSamples) recent.shift()
+      count++
+      if (granted >= firstFinished()) reused = true
+    },
+    least: () => least,
+    spread: () => (recent.length === 0 ? 0 : Math.max(...recent) - Math.min(...recent)),
+    seen: () => reused && count >= trustAfter
+  }
+}
 
 /** A rule that has seen nothing yet. */
 export const make = (): PermitRule => {
-  let minE = Number.POSITIVE_INFINITY
-  const recent: Array<number> = []
   let refused = false
-  let stamped = 0
-  // The earliest answer read, and whether a request granted after it has been answered.
   let firstFinished = Number.POSITIVE_INFINITY
-  let reused = false
-  /** How much the way to the server varied lately: a drop of that size is not ruled out. */
-  const spread = () => (recent.length === 0 ? 0 : Math.max(...recent) - Math.min(...recent))
-  const trusted = () => !refused && reused && stamped >= trustAfter
+  const stamps = track(() => firstFinished)
+  const roundTrips = track(() => firstFinished)
+  const stampsTrusted = () => !refused && stamps.seen()
+  const roundTripsTrusted = () => !refused && roundTrips.seen()
   return {
-    latestArrival: (settled) =>
-      settled.serverTime === undefined || !trusted()
-        ? settled.finished
-        : Math.min(settled.finished, settled.serverTime - minE + spread()),
+    opens: (settled) => {
+      if (settled.serverTime !== undefined && stampsTrusted())
+        return Math.min(settled.finished, settled.serverTime - stamps.least() + stamps.spread())
+      if (settled.answered && roundTripsTrusted())
+        return Math.min(settled.finished, settled.granted + roundTrips.spread())
+      return settled.finished
+    },
     record: (settled, rateLimited) => {
       if (rateLimited) refused = true
-      if (settled.serverTime !== undefined) {
-        const e = settled.serverTime - settled.granted
-        minE = Math.min(minE, e)
-        recent.push(e)
-        if (recent.length > recentStamps) recent.shift()
-        stamped++
-        if (settled.granted >= firstFinished) reused = true
-      }
+      if (settled.serverTime !== undefined) stamps.add(settled.serverTime - settled.granted, settled.granted)
+      if (settled.answered) roundTrips.add(settled.finished - settled.granted, settled.granted)
       firstFinished = Math.min(firstFinished, settled.finished)
     },
-    trusted
+    trusted: () => stampsTrusted() || roundTripsTrusted()
   }
 }

@@ -1,10 +1,17 @@
 /**
  * A `BillsApi` for users' own tests: the real client over an in-memory fake exchange holding
- * the bills they give, with no rate limit and no network. Works under `TestClock`; the
- * streams end at "now" read from the Clock, so set the TestClock after your canned bills.
+ * the bills they give, with no rate limit and no network. Works under `TestClock`: the streams
+ * end at "now" read from the Clock, so a clock that still reads the epoch (one the test did not
+ * set) is set just after the last bill; a test that sets it before every bill fails with a
+ * message saying so, rather than get no bill. A wait on a
+ * `TestClock` the test does not move (a rate limit, a latency) fails the same way, after 2 s
+ * of real time, rather than hang.
  *
  * @since 0.1.0
  */
+import * as HttpClient from "@effect/platform/HttpClient"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
 import type { FundingBill, SpotBill } from "../Bill.js"
@@ -13,6 +20,10 @@ import { type ApiVersion, BillsConfig, type BillsConfigInput } from "../BillsCon
 import { BillsRateLimiter, type RateLimitOptions } from "../BillsRateLimiter.js"
 import { Signer } from "../Signer.js"
 import { defaultCredentials, FakeExchange, type FakeExchangeOptions } from "./FakeExchange.js"
+import * as FakeHttpClient from "./FakeHttpClient.js"
+import * as ClockBeforeBills from "./internal/clockBeforeBills.js"
+import { failWhenStill } from "./internal/stillClock.js"
+import type * as SlidingWindow from "./SlidingWindow.js"
 import type { FundingWireBill, SpotWireBill } from "./WireBill.js"
 
 /**
@@ -48,30 +59,107 @@ export interface StackOptions {
    * is configured for it. Overrides `exchange.apiVersion` and `config.apiVersion`.
    */
   readonly apiVersion?: ApiVersion | undefined
+  /** The fake exchange; its `rateLimit` is read only when `rateLimit` below is not given. */
   readonly exchange?: FakeExchangeOptions
   /** Client settings on top of a base URL that never leaves the process. */
   readonly config?: BillsConfigInput
-  /** The client's limiter; `false` (the default) for none. */
-  readonly rateLimit?: RateLimitOptions | false
+  /**
+   * The rate limit of both sides, from one setting, so that they agree: the fake exchange's
+   * strict window of `limit` per `window` and the client's limiter with the same (and its
+   * margin). `false` for none on either side. Default: the fake's `exchange.rateLimit` when
+   * given, else `false`. With a limit, a test under `TestClock` must move the clock (a walk of
+   * more than 10 pages waits a window); see README, "Testing your code".
+   */
+  readonly rateLimit?: RateLimitOptions | false | undefined
+}
+
+/** The one setting both sides read, from `rateLimit` or, without it, the fake's own. */
+const rateLimitOf = (options: StackOptions): RateLimitOptions | false => {
+  if (options.rateLimit !== undefined) return options.rateLimit
+  const fake = options.exchange?.rateLimit
+  return fake === undefined || fake === false
+    ? false
+    : { limit: fake.limit, window: Duration.millis(fake.windowMillis) }
+}
+
+/** The fake exchange's window for the client's limit: as many per window, counted the same way. */
+const windowOf = (rateLimit: RateLimitOptions | false): SlidingWindow.RateLimit =>
+  rateLimit === false
+    ? false
+    : {
+        limit: Math.max(1, Math.floor(rateLimit.limit ?? 10)),
+        windowMillis: Duration.toMillis(rateLimit.window ?? Duration.seconds(1))
+      }
+
+const stillMessage = (rateLimit: RateLimitOptions | false) => () => {
+  const window = windowOf(rateLimit)
+  const waitsFor =
+    window === false
+      ? "the fake exchange's latency"
+      : `the kit's rate limit (${window.limit} requests per ${window.windowMillis} ms) or latency`
+  return (
+    "BillsApiTest: a request has waited 2 s of real time on a clock that does not move (under it.effect the " +
+    `clock is a TestClock, and time passes only when the test moves it). It waits for ${waitsFor}. Fork the work and move the clock until it is done (TestClock.adjust in a loop, see README, "Testing your code"), ` +
+    "run the test with it.live, or build the kit with rateLimit: false and no latency."
+  )
 }
 
 /**
+ * The client's limiter, every request of which ends with a message rather than hang when it
+ * waits on a clock the test does not move.
+ */
+const limiterLayer = (rateLimit: RateLimitOptions | false): Layer.Layer<BillsRateLimiter> =>
+  Layer.effect(
+    BillsRateLimiter,
+    Effect.map(
+      rateLimit === false
+        ? Effect.provide(BillsRateLimiter, BillsRateLimiter.layerUnlimited)
+        : BillsRateLimiter.make(rateLimit),
+      (limiter) => {
+        const guard = failWhenStill(stillMessage(rateLimit))
+        return BillsRateLimiter.of({
+          withPermit: (operation, observe) => (request) => guard(limiter.withPermit(operation, observe)(request)),
+          take: (operation) => guard(limiter.take(operation))
+        })
+      }
+    )
+  )
+
+/** An in-memory `HttpClient` answered by the fake exchange in context, refusing windows that end before every bill. */
+const httpClientLayer = (options: FakeExchangeOptions): Layer.Layer<HttpClient.HttpClient, never, FakeExchange> =>
+  Layer.effect(
+    HttpClient.HttpClient,
+    Effect.map(FakeExchange, (exchange) => {
+      const check = ClockBeforeBills.make(options)
+      return FakeHttpClient.make(
+        (request) =>
+          Effect.zipRight(
+            Effect.flatMap(exchange.serverTime, (now) => check(request, now)),
+            exchange.handle(request)
+          ),
+        options.latency
+      )
+    })
+  )
+
+/**
  * The whole real client stack (signer, limiter, retries, decoding) over a fake exchange built
- * from `options.exchange`; the `FakeExchange` handle is provided too.
+ * from `options.exchange`; the `FakeExchange` handle is provided too. The client's limiter and
+ * the fake's limit come from one setting, `rateLimit` (none by default).
  *
  * @since 0.1.0
  * @category layers
  */
 export const layerStack = (options: StackOptions = {}): Layer.Layer<BillsApi | FakeExchange> => {
+  const rateLimit = rateLimitOf(options)
   const version = options.apiVersion === undefined ? {} : { apiVersion: options.apiVersion }
+  const exchange: FakeExchangeOptions = { ...options.exchange, ...version, rateLimit: windowOf(rateLimit) }
   return BillsApi.layer.pipe(
-    Layer.provideMerge(FakeExchange.layer({ ...options.exchange, ...version })),
+    Layer.provide(Layer.effectDiscard(ClockBeforeBills.startAfterBills(exchange))),
+    Layer.provide(httpClientLayer(exchange)),
+    Layer.provideMerge(FakeExchange.layerExchange(exchange)),
     Layer.provide(Signer.layer(credentials)),
-    Layer.provide(
-      options.rateLimit === undefined || options.rateLimit === false
-        ? BillsRateLimiter.layerUnlimited
-        : BillsRateLimiter.layer(options.rateLimit)
-    ),
+    Layer.provide(limiterLayer(rateLimit)),
     Layer.provide(
       Layer.orDie(BillsConfig.layer({ baseUrl: "https://fake-exchange.test", ...options.config, ...version }))
     )
@@ -91,8 +179,8 @@ export const layer = (options: BillsApiTestOptions = {}): Layer.Layer<BillsApi |
     apiVersion: behaviour.apiVersion,
     exchange: {
       ...behaviour,
-      rateLimit: false,
       bills: { funding: funding.map(toWire<FundingWireBill>), spot: spot.map(toWire<SpotWireBill>) }
-    }
+    },
+    rateLimit: false
   })
 }

@@ -5,12 +5,15 @@
  *
  * @since 0.1.0
  */
+import * as Headers from "@effect/platform/Headers"
 import type * as HttpBody from "@effect/platform/HttpBody"
 import * as HttpClient from "@effect/platform/HttpClient"
 import * as HttpClientError from "@effect/platform/HttpClientError"
-import type * as HttpClientRequest from "@effect/platform/HttpClientRequest"
+import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import * as HttpClientResponse from "@effect/platform/HttpClientResponse"
 import * as Effect from "effect/Effect"
+import * as FiberRef from "effect/FiberRef"
+import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
 import type { FakeRequest, FakeResponse } from "./FakeProtocol.js"
 import * as Latency from "./Latency.js"
@@ -50,6 +53,21 @@ export const bodyText = (
 }
 
 /**
+ * The request a response carries, without the headers whose names are redacted (the Signer's
+ * ACCESS-*): the response is the success value of the client's `http.client` span, which a
+ * tracer may keep or export, and `Headers` redacts only how they are shown, not the values.
+ */
+const shownRequest = (request: HttpClientRequest.HttpClientRequest) =>
+  Effect.map(FiberRef.get(Headers.currentRedactedNames), (names) =>
+    HttpClientRequest.make(request.method)(request.url, {
+      urlParams: request.urlParams,
+      hash: Option.getOrUndefined(request.hash),
+      headers: Headers.remove(request.headers, names),
+      body: request.body
+    })
+  )
+
+/**
  * An `HttpClient` whose every request is answered by `handle`, after half of `latency` (when
  * given) and followed by the other half.
  *
@@ -63,7 +81,9 @@ export const make = (
   const delayed = Latency.around(latency)
   return HttpClient.make((request, url) =>
     Effect.gen(function* () {
-      const body = yield* bodyText(request)
+      // Every value this client returns or fails with holds the request without its secrets.
+      const shown = yield* shownRequest(request)
+      const body = yield* bodyText(shown)
       const response = yield* delayed(
         handle({
           method: request.method,
@@ -76,7 +96,7 @@ export const make = (
       switch (response._tag) {
         case "Reset":
           return yield* new HttpClientError.RequestError({
-            request,
+            request: shown,
             reason: "Transport",
             description: "connection reset by the fake exchange"
           })
@@ -85,7 +105,7 @@ export const make = (
         case "Response":
         case "Truncated":
           return HttpClientResponse.fromWeb(
-            request,
+            shown,
             new Response(response.body, { status: response.status, headers: response.headers })
           )
       }

@@ -15,13 +15,18 @@ export const apiVersions: ReadonlyArray<ApiVersion> = ["v2", "v3"]
 
 /**
  * BillsApi wired to a fresh fake exchange, both speaking `apiVersion` (default `options.apiVersion`,
- * else v2); the FakeExchange handle is in context too.
+ * else v2); the FakeExchange handle is in context too. Both sides limit to 10 per second unless
+ * told otherwise (by `rateLimit` or the fake's own `rateLimit`).
  */
 export const fakeStack = (
   options: BillsApiTest.StackOptions = {},
   apiVersion: ApiVersion | undefined = options.apiVersion
 ): Layer.Layer<BillsApi | FakeExchange> =>
-  BillsApiTest.layerStack({ ...options, apiVersion, rateLimit: options.rateLimit ?? {} })
+  BillsApiTest.layerStack({
+    ...options,
+    apiVersion,
+    rateLimit: options.rateLimit ?? (options.exchange?.rateLimit === undefined ? {} : undefined)
+  })
 
 /**
  * Forks `effect` and moves the TestClock in `step`s until it is done, then returns its exit.

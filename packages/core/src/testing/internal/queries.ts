@@ -42,8 +42,9 @@ const successAnswer = (data: unknown, now: number): Answer => ({
  */
 export type Books = { readonly [A in Account]: BillBook.BillBook<WireBillOf[A]> }
 
-const defaultStartMillis = Date.UTC(2025, 0, 1)
-const ninetyDays = 90 * 24 * 60 * 60 * 1000
+/** Where generated bills start, and how long they span, unless told otherwise. */
+export const defaultStartMillis = Date.UTC(2025, 0, 1)
+export const ninetyDays = 90 * 24 * 60 * 60 * 1000
 
 /**
  * The books the options describe: generated bills (eagerly, or lazily for millions) plus the

@@ -5,9 +5,9 @@ import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as Option from "effect/Option"
 import * as TestClock from "effect/TestClock"
-import { BillsApi, BillsRateLimiter, type BillsRateLimiterShape } from "../src/index.js"
-import { FakeExchange, FakeFault } from "../src/testing/index.js"
-import { busiestWindow, fakeStack, runOnTestClock, timed } from "./support/fakeStack.js"
+import { BillsApi, BillsRateLimiter, type BillsRateLimiterShape } from "../../src/index.js"
+import { FakeExchange, FakeFault } from "../../src/testing/index.js"
+import { busiestWindow, fakeStack, runOnTestClock, timed } from "../support/fakeStack.js"
 
 const now = Effect.clockWith((clock) => clock.currentTimeMillis)
 

@@ -9,7 +9,7 @@ import {
   type SignedRequestOptions,
   type SpotWireBill,
   signedRequest
-} from "../src/testing/index.js"
+} from "../../src/testing/index.js"
 
 const funding = (billId: string, cTime: number, coinId = 1, bizType = "deposit"): FundingWireBill => ({
   billId,

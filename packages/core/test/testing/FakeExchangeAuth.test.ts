@@ -6,7 +6,7 @@ import {
   type FakeExchangeService,
   type SignedRequestOptions,
   signedRequest
-} from "../src/testing/index.js"
+} from "../../src/testing/index.js"
 
 const answer = (exchange: FakeExchangeService, options: SignedRequestOptions) =>
   Effect.gen(function* () {

@@ -11,8 +11,9 @@ import * as LogLevel from "effect/LogLevel"
 import * as Redacted from "effect/Redacted"
 import * as TestClock from "effect/TestClock"
 import * as Tracer from "effect/Tracer"
-import { BillsApi, Signer, credentialsConfig } from "../src/index.js"
-import { type Canned, envelope, makeStub, secretValues } from "./support/stubHttp.js"
+import { BillsApi, BillsConfig, BillsRateLimiter, Signer, credentialsConfig } from "../../src/index.js"
+import { FakeExchange, FakeFault } from "../../src/testing/index.js"
+import { type Canned, credentials, envelope, makeStub, secretValues } from "../support/stubHttp.js"
 
 const failures: ReadonlyArray<readonly [string, Canned]> = [
   ["a signature failure", { status: 401, body: envelope(null, "40009", "sign signature error") }],
@@ -144,5 +145,88 @@ describe("no secret leaks", () => {
         )
       )
     )
+  )
+})
+
+/** Every string in a value's object graph, with the key it was found under. */
+const stringsIn = (root: unknown): Array<readonly [string, string]> => {
+  const found: Array<readonly [string, string]> = []
+  const seen = new Set<unknown>()
+  const walk = (key: string, value: unknown): void => {
+    if (typeof value === "string") return void found.push([key, value])
+    if (typeof value !== "object" || value === null || seen.has(value)) return
+    seen.add(value)
+    if (value instanceof Map) for (const [k, v] of value) walk(String(k), v)
+    else for (const k of Object.keys(value)) walk(k, (value as Record<string, unknown>)[k])
+  }
+  walk("", root)
+  return found
+}
+
+describe("no secret in any value of the in-memory client's spans", () => {
+  // The kit's in-memory HttpClient, with credentials that appear nowhere else.
+  const plain = {
+    apiKey: Redacted.value(credentials.apiKey),
+    secret: Redacted.value(credentials.secret),
+    passphrase: Redacted.value(credentials.passphrase)
+  }
+  const stack = BillsApi.layer.pipe(
+    Layer.provideMerge(
+      FakeExchange.layer({ credentials: plain, rateLimit: false, generate: { seed: 3, funding: 0, spot: 20 } })
+    ),
+    Layer.provide(Signer.layer(credentials)),
+    Layer.provide(BillsRateLimiter.layerUnlimited),
+    Layer.provide(Layer.orDie(BillsConfig.layer({ baseUrl: "https://fake-exchange.test", maxAttempts: 1 })))
+  )
+
+  it.effect(
+    "a success and a broken connection: span values (successes too), logs and errors hold no ACCESS-* value",
+    () =>
+      Effect.gen(function* () {
+        const spans: Array<Tracer.Span> = []
+        const logged: Array<unknown> = []
+        const program = Effect.gen(function* () {
+          const api = yield* BillsApi
+          const exchange = yield* FakeExchange
+          const page = yield* api.spotBills({ limit: 10 })
+          yield* Effect.logInfo("page", page)
+          yield* exchange.failNext(FakeFault.Reset())
+          const error = yield* Effect.flip(api.spotBills({ limit: 10 }))
+          yield* Effect.logError("failed", error)
+          return [page, error] as const
+        })
+        const values = yield* program.pipe(
+          Effect.provide(
+            Logger.replace(
+              Logger.defaultLogger,
+              Logger.make(({ message }) => void logged.push(message))
+            )
+          ),
+          (effect) =>
+            Effect.tracerWith((base) =>
+              Effect.withTracer(
+                effect,
+                Tracer.make({
+                  context: base.context,
+                  span: (...args) => {
+                    const span = base.span(...args)
+                    spans.push(span)
+                    return span
+                  }
+                })
+              )
+            )
+        )
+        const http = spans.filter((span) => span.name.startsWith("http.client"))
+        expect(http).toHaveLength(2)
+        const exits = spans.flatMap((span) => (span.status._tag === "Ended" ? [span.status.exit] : []))
+        expect(exits.some((exit) => Exit.isSuccess(exit))).toBe(true)
+        expect(exits.some((exit) => Exit.isFailure(exit))).toBe(true)
+        const strings = stringsIn([exits, logged, values])
+        // The success value of the HTTP span is a response, which carries its request.
+        expect(strings.some(([key]) => key === "content-type")).toBe(true)
+        expect(strings.filter(([key]) => /^access-(key|sign|passphrase)$/i.test(key))).toEqual([])
+        for (const [, text] of strings) for (const secret of secretValues) expect(text).not.toContain(secret)
+      }).pipe(Effect.provide(stack))
   )
 })

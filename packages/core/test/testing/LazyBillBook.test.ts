@@ -3,7 +3,7 @@ import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
 import * as TestClock from "effect/TestClock"
 import * as fc from "fast-check"
-import { BillsApi } from "../src/index.js"
+import { BillsApi } from "../../src/index.js"
 import {
   type Account,
   BillBook,
@@ -11,9 +11,9 @@ import {
   FakeExchange,
   LazyBillBook,
   type WireBill
-} from "../src/testing/index.js"
-import { expectExactChains } from "./support/balanceChains.js"
-import { fakeStack } from "./support/fakeStack.js"
+} from "../../src/testing/index.js"
+import { expectExactChains } from "../support/balanceChains.js"
+import { fakeStack } from "../support/fakeStack.js"
 
 const startMillis = 1_700_000_000_000
 

@@ -10,8 +10,8 @@ import {
   signedRequest,
   type SpotWireBill,
   type WireBill
-} from "../src/testing/index.js"
-import { expectExactChains } from "./support/balanceChains.js"
+} from "../../src/testing/index.js"
+import { expectExactChains } from "../support/balanceChains.js"
 
 const generate = { seed: 42, funding: 5000, spot: 5000, startMillis: 1_700_000_000_000, endMillis: 1_700_086_400_000 }
 

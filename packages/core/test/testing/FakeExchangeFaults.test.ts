@@ -8,7 +8,7 @@ import {
   type FakeResponse,
   type SignedRequestOptions,
   signedRequest
-} from "../src/testing/index.js"
+} from "../../src/testing/index.js"
 
 const send = (exchange: FakeExchangeService, operation: SignedRequestOptions["operation"] = "spotBills") =>
   Effect.flatMap(signedRequest({ operation, body: { limit: 100 } }), exchange.handle)

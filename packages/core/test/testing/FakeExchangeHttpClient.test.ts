@@ -5,9 +5,9 @@ import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as TestClock from "effect/TestClock"
-import { operationPath } from "../src/internal/protocol.js"
-import * as Signature from "../src/Signature.js"
-import { FakeExchange, FakeFault } from "../src/testing/index.js"
+import { operationPath } from "../../src/internal/protocol.js"
+import * as Signature from "../../src/Signature.js"
+import { FakeExchange, FakeFault } from "../../src/testing/index.js"
 
 const baseUrl = "https://api-spot.weex.com"
 
