@@ -8,7 +8,7 @@
  * price.
  */
 import { BillsApi, type BillsError, type FundingPage, type SpotPage } from "@account-bills/core"
-import { BillsApiTest, FakeExchange, type FakeExchangeOptions } from "@account-bills/core/testing"
+import { TestBillsApi, FakeExchange, type FakeExchangeOptions } from "@account-bills/core/testing"
 import * as DateTime from "effect/DateTime"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
@@ -69,7 +69,7 @@ const exportOnce = (account: "funding" | "spot", count: number, from: number | u
     }
   }).pipe(
     Effect.provide(
-      BillsApiTest.layerStack({
+      TestBillsApi.layerStack({
         exchange: {
           generate: {
             funding: account === "funding" ? count : 0,

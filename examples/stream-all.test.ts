@@ -1,4 +1,4 @@
-import { BillsApiTest, FakeExchange } from "@account-bills/core/testing"
+import { TestBillsApi, FakeExchange } from "@account-bills/core/testing"
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
@@ -6,7 +6,7 @@ import * as TestClock from "effect/TestClock"
 import { streamAll } from "./stream-all.js"
 
 // The real client, with its real rate limiter, over an in-memory exchange.
-const stack = BillsApiTest.layerStack({
+const stack = TestBillsApi.layerStack({
   exchange: {
     generate: {
       seed: 5,

@@ -1,4 +1,4 @@
-import { BillsApiTest, FakeExchange } from "@account-bills/core/testing"
+import { TestBillsApi, FakeExchange } from "@account-bills/core/testing"
 import { describe, expect, it } from "@effect/vitest"
 import * as BigDecimal from "effect/BigDecimal"
 import * as Effect from "effect/Effect"
@@ -33,7 +33,7 @@ describe("example: testing your own code with the test layers", () => {
       expect((yield* exchange.requests).length).toBe(1)
     }).pipe(
       Effect.provide(
-        BillsApiTest.layer({
+        TestBillsApi.layer({
           funding: [
             bill("1001", "deposit", "100.1", "100.1", may + 1_000),
             bill("1002", "rake_back_reward", "0.5", "100.6", may + 2_000),

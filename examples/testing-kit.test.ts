@@ -1,5 +1,5 @@
 import { BillsApi } from "@account-bills/core"
-import { BillsApiTest, FakeExchange } from "@account-bills/core/testing"
+import { TestBillsApi, FakeExchange } from "@account-bills/core/testing"
 import { describe, expect, it } from "@effect/vitest"
 import { BigDecimal, Chunk, Effect, Fiber, Stream, TestClock } from "effect"
 import { netDeposits } from "./test-your-code.js"
@@ -29,7 +29,7 @@ for (const apiVersion of ["v2", "v3"] as const) {
         expect(BigDecimal.format(totals.get("USDT") ?? BigDecimal.fromBigInt(0n))).toBe("100.6")
       }).pipe(
         Effect.provide(
-          BillsApiTest.layer({
+          TestBillsApi.layer({
             apiVersion,
             funding: [deposit("1001", "100.1", "100.1", may + 1_000), deposit("1002", "0.5", "100.6", may + 2_000)]
           })
@@ -47,7 +47,7 @@ for (const apiVersion of ["v2", "v3"] as const) {
         expect(Chunk.size(first)).toBe(5)
       }).pipe(
         Effect.provide(
-          BillsApiTest.layerStack({ apiVersion, exchange: { generate: { seed: 1, funding: 0, spot: 2_000 } } })
+          TestBillsApi.layerStack({ apiVersion, exchange: { generate: { seed: 1, funding: 0, spot: 2_000 } } })
         )
       )
     )
@@ -63,7 +63,7 @@ for (const apiVersion of ["v2", "v3"] as const) {
         expect((yield* exchange.stats).spotBills.rateLimited).toBe(0)
       }).pipe(
         Effect.provide(
-          BillsApiTest.layerStack({
+          TestBillsApi.layerStack({
             apiVersion,
             exchange: { generate: { seed: 1, funding: 0, spot: 2_000 } },
             rateLimit: {}

@@ -4,7 +4,7 @@
  * interrupted between two pages. The process test (BillsCli) does the same through a signal.
  */
 import { BillsApi } from "@account-bills/core"
-import { BillsApiTest, FakeExchange } from "@account-bills/core/testing"
+import { TestBillsApi, FakeExchange } from "@account-bills/core/testing"
 import { describe, expect, it } from "@effect/vitest"
 import * as Chunk from "effect/Chunk"
 import * as Deferred from "effect/Deferred"
@@ -162,7 +162,7 @@ describe("export: interrupted between two pages", () => {
       expect(text).toBe(expected.map((bill) => `${JSON.stringify(bill.raw)}\n`).join(""))
     }).pipe(
       Effect.provide(
-        BillsApiTest.layerStack({
+        TestBillsApi.layerStack({
           // No limit on either side: the walk reads ahead, and the clock here only moves by hand.
           exchange: {
             rateLimit: false,

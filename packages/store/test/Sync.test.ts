@@ -1,5 +1,5 @@
 import { BillsApi } from "@account-bills/core"
-import { BillsApiTest, FakeExchange } from "@account-bills/core/testing"
+import { TestBillsApi, FakeExchange } from "@account-bills/core/testing"
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
@@ -20,7 +20,7 @@ const now = Date.UTC(2025, 4, 1)
 const account = StoreAccount.make(Redacted.make(FakeExchange.defaultCredentials.apiKey), "main")
 
 const exchange = (seed: number) =>
-  BillsApiTest.layerStack({
+  TestBillsApi.layerStack({
     exchange: {
       rateLimit: false,
       generate: { seed, funding: 1_234, spot: 2_345, sameMillisecondGroup: { every: 40, size: 5 } }

@@ -4,7 +4,7 @@
  * store holds exactly the exchange's bills. The process-level test of the same is
  * packages/node/test/SyncConcurrentCli.test.ts.
  */
-import { BillsApiTest, FakeExchange } from "@account-bills/core/testing"
+import { TestBillsApi, FakeExchange } from "@account-bills/core/testing"
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
@@ -58,7 +58,7 @@ for (const engine of engines) {
             expect(final.map((summary) => summary.added)).toEqual([0, 0])
           }).pipe(
             Effect.provide(
-              BillsApiTest.layerStack({
+              TestBillsApi.layerStack({
                 exchange: {
                   rateLimit: false,
                   generate: {

@@ -23,7 +23,22 @@ export {
 } from "./FakeExchange.js"
 /** @since 0.1.0 @category modules */
 export * as FakeHttpClient from "./FakeHttpClient.js"
-export * from "./FakeProtocol.js"
+export {
+  defaultFaultMix,
+  envelope,
+  FakeFault,
+  type FakeRequest,
+  FakeResponse,
+  htmlPage,
+  jsonResponse,
+  type RandomFaults,
+  reasonPhrase,
+  type Rejection,
+  rejectionResponse,
+  rejections,
+  rejectionsV3,
+  type ScriptedFault
+} from "./FakeProtocol.js"
 /** @since 0.1.0 @category modules */
 export * as LazyBillBook from "./LazyBillBook.js"
 /** @since 0.1.0 @category modules */
@@ -34,7 +49,27 @@ export * as Latency from "./Latency.js"
 export * as RequestParams from "./RequestParams.js"
 /** @since 0.1.0 @category modules */
 export * as SlidingWindow from "./SlidingWindow.js"
-export * from "./WireBill.js"
-export * from "./SignedRequest.js"
-/** @since 0.1.0 @category modules */
-export * as BillsApiTest from "./BillsApiTest.js"
+export {
+  type Account,
+  compareDigitStrings,
+  compareWireBills,
+  type FundingWireBill,
+  type SpotWireBill,
+  type WireBill,
+  type WireBillOf
+} from "./WireBill.js"
+export { type SignedRequestOptions, signedRequest } from "./SignedRequest.js"
+/**
+ * `BillsApi` over canned bills, or over the fake exchange with the whole real stack: the test
+ * variant of the service, prefixed as `NodeBillsApi` and `StoreBillsApi` are.
+ *
+ * @since 0.1.0
+ * @category modules
+ */
+export * as TestBillsApi from "./TestBillsApi.js"
+/**
+ * @deprecated since 0.1.0: the same module as `TestBillsApi`, under its old name; it goes in 0.2.
+ * @since 0.1.0
+ * @category modules
+ */
+export * as BillsApiTest from "./TestBillsApi.js"

@@ -8,7 +8,7 @@ import * as Fiber from "effect/Fiber"
 import type * as Layer from "effect/Layer"
 import * as TestClock from "effect/TestClock"
 import type { ApiVersion, BillsApi } from "../../src/index.js"
-import { BillsApiTest, type FakeExchange } from "../../src/testing/index.js"
+import { TestBillsApi, type FakeExchange } from "../../src/testing/index.js"
 
 /** Both interface versions, for tests that must hold on each. */
 export const apiVersions: ReadonlyArray<ApiVersion> = ["v2", "v3"]
@@ -19,10 +19,10 @@ export const apiVersions: ReadonlyArray<ApiVersion> = ["v2", "v3"]
  * told otherwise (by `rateLimit` or the fake's own `rateLimit`).
  */
 export const fakeStack = (
-  options: BillsApiTest.StackOptions = {},
+  options: TestBillsApi.StackOptions = {},
   apiVersion: ApiVersion | undefined = options.apiVersion
 ): Layer.Layer<BillsApi | FakeExchange> =>
-  BillsApiTest.layerStack({
+  TestBillsApi.layerStack({
     ...options,
     apiVersion,
     rateLimit: options.rateLimit ?? (options.exchange?.rateLimit === undefined ? {} : undefined)

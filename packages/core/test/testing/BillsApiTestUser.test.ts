@@ -7,7 +7,7 @@ import * as Exit from "effect/Exit"
 import * as Stream from "effect/Stream"
 import * as TestClock from "effect/TestClock"
 import { BillsApi } from "../../src/index.js"
-import { BillsApiTest, FakeExchange } from "../../src/testing/index.js"
+import { TestBillsApi, FakeExchange } from "../../src/testing/index.js"
 import { runOnTestClock } from "../support/fakeStack.js"
 
 // The testing kit the way a user meets it: `it.effect`, whose clock is a TestClock that stands
@@ -40,7 +40,7 @@ const defectText = (exit: Exit.Exit<unknown, unknown>): string =>
   Exit.isFailure(exit) ? Cause.pretty(exit.cause) : "the effect succeeded"
 
 for (const apiVersion of ["v2", "v3"] as const) {
-  describe(`BillsApiTest as users meet it, under it.effect's TestClock (${apiVersion})`, () => {
+  describe(`TestBillsApi as users meet it, under it.effect's TestClock (${apiVersion})`, () => {
     it.effect("layerStack: Stream.runCollect of more than 1,000 bills of each account, the clock untouched", () =>
       Effect.gen(function* () {
         const api = yield* BillsApi
@@ -51,7 +51,7 @@ for (const apiVersion of ["v2", "v3"] as const) {
         expect(Chunk.size(spot)).toBe(1_345)
         const stats = yield* exchange.stats
         expect(stats.fundingBills.rateLimited + stats.spotBills.rateLimited).toBe(0)
-      }).pipe(Effect.provide(BillsApiTest.layerStack({ apiVersion, exchange: { generate } })))
+      }).pipe(Effect.provide(TestBillsApi.layerStack({ apiVersion, exchange: { generate } })))
     )
 
     it.effect("layerStack: Stream.take(5), the clock untouched", () =>
@@ -59,7 +59,7 @@ for (const apiVersion of ["v2", "v3"] as const) {
         const api = yield* BillsApi
         expect(Chunk.size(yield* Stream.runCollect(Stream.take(api.streamFundingBills(), 5)))).toBe(5)
         expect(Chunk.size(yield* Stream.runCollect(Stream.take(api.streamSpotBills(), 5)))).toBe(5)
-      }).pipe(Effect.provide(BillsApiTest.layerStack({ apiVersion, exchange: { generate } })))
+      }).pipe(Effect.provide(TestBillsApi.layerStack({ apiVersion, exchange: { generate } })))
     )
 
     it.effect("layerStack with a rate limit: the client's limiter and the fake's window are one setting", () =>
@@ -73,7 +73,7 @@ for (const apiVersion of ["v2", "v3"] as const) {
         expect((yield* exchange.stats).spotBills.rateLimited).toBe(0)
       }).pipe(
         Effect.provide(
-          BillsApiTest.layerStack({
+          TestBillsApi.layerStack({
             apiVersion,
             exchange: { generate },
             rateLimit: { limit: 4, window: Duration.millis(500) }
@@ -91,7 +91,7 @@ for (const apiVersion of ["v2", "v3"] as const) {
         expect((yield* exchange.stats).fundingBills.rateLimited).toBe(0)
       }).pipe(
         Effect.provide(
-          BillsApiTest.layerStack({ apiVersion, exchange: { generate, rateLimit: { limit: 2, windowMillis: 300 } } })
+          TestBillsApi.layerStack({ apiVersion, exchange: { generate, rateLimit: { limit: 2, windowMillis: 300 } } })
         )
       )
     )
@@ -105,11 +105,11 @@ for (const apiVersion of ["v2", "v3"] as const) {
           expect(Chunk.size(yield* Stream.runCollect(Stream.take(api.streamFundingBills(), 5)))).toBe(5)
           const { exit, millis } = yield* realMillis(Stream.runCollect(api.streamFundingBills()))
           const text = defectText(exit)
-          expect(text).toContain("BillsApiTest: a request has waited 2 s of real time on a clock that does not move")
+          expect(text).toContain("TestBillsApi: a request has waited 2 s of real time on a clock that does not move")
           expect(text).toContain("TestClock.adjust")
           expect(text).toContain("rateLimit: false")
           expect(millis).toBeLessThan(4_000)
-        }).pipe(Effect.provide(BillsApiTest.layerStack({ apiVersion, exchange: { generate }, rateLimit: {} })))
+        }).pipe(Effect.provide(TestBillsApi.layerStack({ apiVersion, exchange: { generate }, rateLimit: {} })))
     )
 
     it.effect("with a latency and a clock nobody moves, even Stream.take(5) fails fast, saying what to do", () =>
@@ -119,7 +119,7 @@ for (const apiVersion of ["v2", "v3"] as const) {
         const text = defectText(exit)
         expect(text).toContain("It waits for the fake exchange's latency")
         expect(millis).toBeLessThan(4_000)
-      }).pipe(Effect.provide(BillsApiTest.layerStack({ apiVersion, exchange: { generate, latency: { millis: 150 } } })))
+      }).pipe(Effect.provide(TestBillsApi.layerStack({ apiVersion, exchange: { generate, latency: { millis: 150 } } })))
     )
 
     it.effect("a test that never sets the clock gets every canned bill: the clock starts after them", () =>
@@ -130,7 +130,7 @@ for (const apiVersion of ["v2", "v3"] as const) {
         expect(Chunk.toReadonlyArray(bills).map((bill) => bill.billId)).toEqual(["1003", "1002", "1001"])
       }).pipe(
         Effect.provide(
-          BillsApiTest.layer({
+          TestBillsApi.layer({
             apiVersion,
             funding: [
               canned("1001", "100", "100", may + 1_000),
@@ -151,7 +151,7 @@ for (const apiVersion of ["v2", "v3"] as const) {
           Number(wire[wire.length - 1]?.cTime)
         )
         expect(Chunk.size(yield* Stream.runCollect(api.streamSpotBills()))).toBe(1_345)
-      }).pipe(Effect.provide(BillsApiTest.layerStack({ apiVersion, exchange: { generate } })))
+      }).pipe(Effect.provide(TestBillsApi.layerStack({ apiVersion, exchange: { generate } })))
     )
 
     it.effect("a clock set before every bill fails the stream with a message, rather than give no bill", () =>
@@ -160,10 +160,10 @@ for (const apiVersion of ["v2", "v3"] as const) {
         const api = yield* BillsApi
         const text = defectText(yield* Effect.exit(Stream.runCollect(api.streamSpotBills())))
         expect(text).toContain(
-          "BillsApiTest: the clock reads 2024-01-01T00:00:00.000Z, before the first spot bill of the fake exchange"
+          "TestBillsApi: the clock reads 2024-01-01T00:00:00.000Z, before the first spot bill of the fake exchange"
         )
         expect(text).toContain("yield* TestClock.setTime(")
-      }).pipe(Effect.provide(BillsApiTest.layerStack({ apiVersion, exchange: { generate } })))
+      }).pipe(Effect.provide(TestBillsApi.layerStack({ apiVersion, exchange: { generate } })))
     )
 
     it.effect("a window the test asks for that ends before its bills is its own: no bill, no failure", () =>
@@ -171,7 +171,7 @@ for (const apiVersion of ["v2", "v3"] as const) {
         const api = yield* BillsApi
         const bills = yield* Stream.runCollect(api.streamFundingBills({ from: new Date(0), to: new Date(1_000) }))
         expect(Chunk.size(bills)).toBe(0)
-      }).pipe(Effect.provide(BillsApiTest.layerStack({ apiVersion, exchange: { generate } })))
+      }).pipe(Effect.provide(TestBillsApi.layerStack({ apiVersion, exchange: { generate } })))
     )
   })
 }

@@ -73,7 +73,7 @@ export const make = (options: FakeExchangeOptions) => {
       const span = spans[asked.account]
       if (span === undefined || now >= span.first) return Effect.void
       return Effect.dieMessage(
-        `BillsApiTest: the clock reads ${iso(now)}, before the first ${asked.account} bill of the fake exchange ` +
+        `TestBillsApi: the clock reads ${iso(now)}, before the first ${asked.account} bill of the fake exchange ` +
           `(${iso(span.first)}). A stream ends at the clock's now, so it would find no bill; under it.effect the clock ` +
           `starts at 1970-01-01. Set it after your bills first: yield* TestClock.setTime(${span.last + 1}) ` +
           `(${iso(span.last + 1)}).`

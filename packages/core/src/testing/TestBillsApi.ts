@@ -98,7 +98,7 @@ const stillMessage = (rateLimit: RateLimitOptions | false) => () => {
       ? "the fake exchange's latency"
       : `the kit's rate limit (${window.limit} requests per ${window.windowMillis} ms) or latency`
   return (
-    "BillsApiTest: a request has waited 2 s of real time on a clock that does not move (under it.effect the " +
+    "TestBillsApi: a request has waited 2 s of real time on a clock that does not move (under it.effect the " +
     `clock is a TestClock, and time passes only when the test moves it). It waits for ${waitsFor}. Fork the work and move the clock until it is done (TestClock.adjust in a loop, see README, "Testing your code"), ` +
     "run the test with it.live, or build the kit with rateLimit: false and no latency."
   )
