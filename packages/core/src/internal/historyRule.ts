@@ -68,7 +68,7 @@ const accepted = (probe: Probe, start: number, end: number) =>
 const day = 86_400_000
 
 /**
- * Room left above a horizon found from a hint: the exchange's clock and ours differ by a few
+ * Room left above a horizon found (from a hint or by bisection): the exchange's clock and ours differ by a few
  * seconds, and the horizon moves on while the walk runs. A minute keeps a walk of a minute from
  * meeting the horizon again (each meeting costs a refusal and three probes); the bills of that
  * minute at the edge of the served history are left out, and `servedFrom` says so.
@@ -131,7 +131,10 @@ const findHorizon = (
       if (yield* accepted(probe, mid, mid + 1)) lowest = mid
       else lo = mid
     }
-    return lowest
+    // The same room as above a hinted horizon: found to the millisecond, it has moved on by the
+    // time the bisection ends (a probe per halving, each a round trip), and a walk clipped right
+    // at it would meet it again at once, relearning until it gives up.
+    return Math.min(lowest + horizonMargin, end)
   })
 
 /**

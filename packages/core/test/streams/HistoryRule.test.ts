@@ -48,12 +48,12 @@ describe("learn", () => {
     })
   )
 
-  it.effect("a horizon the text does not name: bisected to the millisecond", () =>
+  it.effect("a horizon the text does not name: bisected to the millisecond, clipped a minute above it", () =>
     Effect.gen(function* () {
       yield* TestClock.setTime(now)
       const exchange = model({ horizon: now - 10 * day + 12_345 }, "out of range")
       const rule = yield* learn(exchange.probe, refusal("out of range"), { start: now - 40 * day, end: now }, {})
-      expect(rule).toEqual({ servedFrom: now - 10 * day + 12_345 + 1 })
+      expect(rule).toEqual({ servedFrom: now - 10 * day + 12_345 + 60_000 + 1 })
       // One probe at the refused start, one at the end, then one per halving of 40 days.
       expect(exchange.probes()).toBeLessThanOrEqual(2 + Math.ceil(Math.log2(40 * day)))
     })
