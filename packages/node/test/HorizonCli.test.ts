@@ -96,10 +96,14 @@ const offline = { WEEX_BASE_URL: "http://127.0.0.1:9" }
 
 const tempStore = () => path.join(fs.mkdtempSync(path.join(os.tmpdir(), "bills-horizon-")), "bills.sqlite")
 
-/** What an exchange with this lookback serves (the quiet stretch makes it exact). */
-const served = (lookbackMillis: number): BothAccounts => {
+/**
+ * What an exchange with this lookback serves (the quiet stretch makes it exact). The fake
+ * refuses a start bound before its horizon; a funding request with no start bound is not
+ * refused and lists the whole history, unless a width limit refuses it (`fundingWhole`).
+ */
+const served = (lookbackMillis: number, options: { readonly fundingWhole?: boolean } = {}): BothAccounts => {
   const keep = (bill: WireBill) => Number(bill.cTime) >= now - lookbackMillis
-  return { funding: all.funding.filter(keep), spot: all.spot.filter(keep) }
+  return { funding: options.fundingWhole === true ? all.funding : all.funding.filter(keep), spot: all.spot.filter(keep) }
 }
 
 const noteLine = /^(funding|spot): the exchange serves bills from (\S+) on; older ones are out of its reach$/
@@ -108,12 +112,16 @@ const noteLine = /^(funding|spot): the exchange serves bills from (\S+) on; olde
  * One line per account names where the served history begins: at or after the horizon, and at
  * or before the oldest bill served.
  */
-const expectServedFromNotes = (result: CliResult, lookbackMillis: number) => {
+const expectServedFromNotes = (
+  result: CliResult,
+  lookbackMillis: number,
+  accounts: ReadonlyArray<"funding" | "spot">
+) => {
   const notes = result.stderr.split("\n").flatMap((line) => {
     const found = noteLine.exec(line)
     return found === null ? [] : [{ account: found[1] as "funding" | "spot", at: Date.parse(found[2] as string) }]
   })
-  expect(notes.map((note) => note.account).sort()).toEqual(["funding", "spot"])
+  expect(notes.map((note) => note.account).sort()).toEqual(accounts)
   const expected = served(lookbackMillis)
   for (const note of notes) {
     expect(note.at).toBeGreaterThanOrEqual(now - lookbackMillis)
@@ -130,8 +138,10 @@ describe.each(versions)("WEEX_API_VERSION=%s against a fake serving the last ~90
         const result = await runCli(["export", "--account", "all", ...from], env(server(), version))
         expect(result.stderr).not.toMatch(/40704|-1170|HistoryLimit/)
         expect(result.code).toBe(0)
-        expectTaggedNdjsonExport(result.stdout, served(lookback))
-        expectServedFromNotes(result, lookback)
+        // With no --from and no width limit, funding sends no start bound: nothing is refused or clipped.
+        const fundingWhole = from.length === 0 && !wide
+        expectTaggedNdjsonExport(result.stdout, served(lookback, { fundingWhole }))
+        expectServedFromNotes(result, lookback, fundingWhole ? ["spot"] : ["funding", "spot"])
       }, 60_000)
     }
 
@@ -139,12 +149,12 @@ describe.each(versions)("WEEX_API_VERSION=%s against a fake serving the last ~90
       const db = tempStore()
       const sync = await runCli(["sync", "--db", db], env(server(), version))
       expect(sync.code).toBe(0)
-      expectServedFromNotes(sync, lookback)
+      expectServedFromNotes(sync, lookback, wide ? ["funding", "spot"] : ["spot"])
       // Read without --partial: a store clipped to the horizon is whole, not "unfinished".
       const stored = await runCli(["export", "--account", "all", "--db", db], env(server(), version, offline))
       expect(stored.stderr).not.toContain("unfinished")
       expect(stored.code).toBe(0)
-      expectTaggedNdjsonExport(stored.stdout, served(lookback))
+      expectTaggedNdjsonExport(stored.stdout, served(lookback, { fundingWhole: !wide }))
       const audit = await runCli(["audit", "--account", "all", "--db", db], env(server(), version, offline))
       expect(audit.stdout).toContain("whole: every chain holds")
       expect(audit.code).toBe(0)
@@ -160,18 +170,33 @@ describe.each(versions)("WEEX_API_VERSION=%s: the horizon passes a saved cursor"
     const db = tempStore()
     const start = (await Effect.runPromise(exchange.requests)).length
     const run = startCli(["sync", "--db", db, "--max-rps", "2"], env(server, version))
-    while ((await Effect.runPromise(exchange.requests)).length < start + 6) {
+    // Interrupted once pages of both kinds were served, with most of the history still to read.
+    const pagesServed = async (operation: string) =>
+      (await Effect.runPromise(exchange.requests))
+        .slice(start)
+        .filter(
+          (request) =>
+            request.operation === operation &&
+            request.outcome._tag === "Answered" &&
+            request.outcome.status === 200 &&
+            // Not the one-record probes that find the horizon: pages of bills.
+            !/"(pageSize|limit)":"?1"?[,}]/.test(request.body)
+        ).length
+    while ((await pagesServed("fundingBills")) < 3 || (await pagesServed("spotBills")) < 3) {
       await new Promise((resolve) => setTimeout(resolve, 50))
     }
     run.child.kill("SIGINT")
     const interrupted = await run.result
     expect(interrupted.code).toBe(130)
+    // Something was kept: the next sync resumes from a saved cursor, not from nothing.
+    expect(interrupted.stderr).toMatch(/(funding|spot): interrupted, [1-9]\d* new bills? kept/)
     try {
       await Effect.runPromise(exchange.configure({ lookbackMillis: laterLookback }))
       const again = await runCli(["sync", "--db", db], env(server, version))
       expect(again.stderr).not.toMatch(/40704|-1170|HistoryLimit/)
       expect(again.code).toBe(0)
       const stored = await runCli(["export", "--account", "all", "--db", db], env(server, version, offline))
+      expect(stored.stderr).toBe("")
       expect(stored.code).toBe(0)
       // Every bill served now, exactly; older ones the first run kept may stay (they were served then).
       const servedNow = served(laterLookback)
