@@ -103,7 +103,10 @@ const tempStore = () => path.join(fs.mkdtempSync(path.join(os.tmpdir(), "bills-h
  */
 const served = (lookbackMillis: number, options: { readonly fundingWhole?: boolean } = {}): BothAccounts => {
   const keep = (bill: WireBill) => Number(bill.cTime) >= now - lookbackMillis
-  return { funding: options.fundingWhole === true ? all.funding : all.funding.filter(keep), spot: all.spot.filter(keep) }
+  return {
+    funding: options.fundingWhole === true ? all.funding : all.funding.filter(keep),
+    spot: all.spot.filter(keep)
+  }
 }
 
 const noteLine = /^(funding|spot): the exchange serves bills from (\S+) on; older ones are out of its reach$/
@@ -127,6 +130,23 @@ const expectServedFromNotes = (
     expect(note.at).toBeGreaterThanOrEqual(now - lookbackMillis)
     expect(note.at).toBeLessThanOrEqual(Number(expected[note.account][0]?.cTime))
   }
+}
+
+/**
+ * The window a store read says it holds (stderr of `export --db`, stdout of `audit --db`): for a
+ * clipped kind, from where the served history began (at or after the horizon, at or before the
+ * oldest bill served); for a kind read whole, from the start.
+ */
+const expectCoverage = (text: string, account: "funding" | "spot", clipped: boolean) => {
+  const found = new RegExp(
+    `^${account}: the store holds every bill (?:from (\\S+) )?up to \\S+ \\(\\d+ bills\\)$`,
+    "m"
+  ).exec(text)
+  if (found === null) return expect.fail(`no whole window of ${account} in: ${text}`)
+  if (!clipped) return expect(found[1]).toBeUndefined()
+  const from = Date.parse(found[1] as string)
+  expect(from).toBeGreaterThanOrEqual(now - lookback)
+  expect(from).toBeLessThanOrEqual(Number(served(lookback)[account][0]?.cTime))
 }
 
 describe.each(versions)("WEEX_API_VERSION=%s against a fake serving the last ~90 of 180 days", (version) => {
@@ -158,6 +178,11 @@ describe.each(versions)("WEEX_API_VERSION=%s against a fake serving the last ~90
       const audit = await runCli(["audit", "--account", "all", "--db", db], env(server(), version, offline))
       expect(audit.stdout).toContain("whole: every chain holds")
       expect(audit.code).toBe(0)
+      // The window recorded is the one the store holds: from the served history's start, not from 1970.
+      for (const text of [stored.stderr, audit.stdout]) {
+        expectCoverage(text, "funding", wide)
+        expectCoverage(text, "spot", true)
+      }
     }, 90_000)
   })
 })
@@ -172,16 +197,14 @@ describe.each(versions)("WEEX_API_VERSION=%s: the horizon passes a saved cursor"
     const run = startCli(["sync", "--db", db, "--max-rps", "2"], env(server, version))
     // Interrupted once pages of both kinds were served, with most of the history still to read.
     const pagesServed = async (operation: string) =>
-      (await Effect.runPromise(exchange.requests))
-        .slice(start)
-        .filter(
-          (request) =>
-            request.operation === operation &&
-            request.outcome._tag === "Answered" &&
-            request.outcome.status === 200 &&
-            // Not the one-record probes that find the horizon: pages of bills.
-            !/"(pageSize|limit)":"?1"?[,}]/.test(request.body)
-        ).length
+      (await Effect.runPromise(exchange.requests)).slice(start).filter(
+        (request) =>
+          request.operation === operation &&
+          request.outcome._tag === "Answered" &&
+          request.outcome.status === 200 &&
+          // Not the one-record probes that find the horizon: pages of bills.
+          !/"(pageSize|limit)":"?1"?[,}]/.test(request.body)
+      ).length
     while ((await pagesServed("fundingBills")) < 3 || (await pagesServed("spotBills")) < 3) {
       await new Promise((resolve) => setTimeout(resolve, 50))
     }
@@ -201,7 +224,12 @@ describe.each(versions)("WEEX_API_VERSION=%s: the horizon passes a saved cursor"
       expect(stored.code).toBe(0)
       // Every bill served now, exactly; older ones the first run kept may stay (they were served then).
       const servedNow = served(laterLookback)
-      const kept = new Set(stored.stdout.split("\n").filter((line) => line !== "").map((line) => line))
+      const kept = new Set(
+        stored.stdout
+          .split("\n")
+          .filter((line) => line !== "")
+          .map((line) => line)
+      )
       const held = (account: "funding" | "spot") => (bill: WireBill) =>
         servedNow[account].includes(bill as never) ||
         kept.has(`{"account":"${account}",${JSON.stringify(bill).slice(1)}`)
