@@ -98,16 +98,27 @@ const findWidth = (
     return undefined
   })
 
-/** The lowest start accepted between the refused `refused` and `end`, or `end` when none is. */
+/**
+ * The lowest start accepted between the refused `refused` and `end`, or `end` when none is.
+ * `again`: the walk met a horizon it had found before, which has moved on since; a start a
+ * margin above the refused one is then tried first.
+ */
 const findHorizon = (
   probe: Probe,
   refused: number,
   end: number,
-  hint: number | undefined
+  hint: number | undefined,
+  again: boolean
 ): Effect.Effect<number, BillsError> =>
   Effect.gen(function* () {
     let lo = refused
     let hi: number | undefined
+    // A horizon found to the millisecond (bisected, a hint that did not hold) has moved by the
+    // time the next request arrives: without room above it, every request meets it again.
+    if (again) {
+      const near = refused + horizonMargin
+      if (near < end && (yield* accepted(probe, near, near + 1))) return near
+    }
     if (hint !== undefined) {
       const now = yield* Clock.currentTimeMillis
       const guess = now - hint + horizonMargin
@@ -159,7 +170,7 @@ export const learn = (
     // A narrow window refused is refused for its age: its text speaks of the horizon.
     const hint = hintOf(narrow) ?? hintOf(refusal.msg)
     // The bound is sent one millisecond before the first millisecond the walk reads.
-    const servedFrom = (yield* findHorizon(probe, start, window.end, hint)) + 1
+    const servedFrom = (yield* findHorizon(probe, start, window.end, hint, rule.servedFrom !== undefined)) + 1
     if (rule.servedFrom !== undefined && servedFrom <= rule.servedFrom) return undefined
     return { ...rule, servedFrom }
   })

@@ -162,7 +162,9 @@ export const spotPages =
                 ...(pooledPage.rest ?? {}),
                 ...ruleFields(rule),
                 requests,
-                done: pooledPage.rest === undefined
+                // The rest of the window may lie wholly before a horizon the walks met on the way
+                // (one that moved past a resumed cursor's): nothing of it is served, the walk is done.
+                done: pooledPage.rest === undefined || spotClip(pooledPage.rest, rule.servedFrom) === undefined
               },
               true
             )

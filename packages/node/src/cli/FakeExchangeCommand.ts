@@ -44,6 +44,18 @@ const options = {
     Options.withDescription("whether after/before include their millisecond (default: inclusive)"),
     Options.withDefault("inclusive" as const)
   ),
+  lookbackDays: Options.text("lookback-days").pipe(
+    Options.withPseudoName("N"),
+    Options.withSchema(Flags.wholeNumber("lookback-days", 1)),
+    Options.withDescription("serve only the last N days: an older start is refused as the exchange's horizon is"),
+    Options.optional
+  ),
+  maxWindowDays: Options.text("max-window-days").pipe(
+    Options.withPseudoName("N"),
+    Options.withSchema(Flags.wholeNumber("max-window-days", 1)),
+    Options.withDescription("refuse a window wider than N days, with the code the horizon shares"),
+    Options.optional
+  ),
   rateLimit: count("rate-limit", 10, "requests per second per operation; 0 disables the limit"),
   faultRate: Options.float("fault-rate").pipe(
     Options.withDescription("share of requests (0..1) answered with a random fault (default: 0)"),
@@ -101,6 +113,8 @@ export const fakeExchangeCommand = (runner: string) =>
         latency: { millis: flags.latency, jitterMillis: flags.jitter, seed: flags.seed },
         order: flags.order,
         bounds: flags.bounds,
+        lookbackMillis: Option.getOrUndefined(Option.map(flags.lookbackDays, (days) => days * day)),
+        maxWindowMillis: Option.getOrUndefined(Option.map(flags.maxWindowDays, (days) => days * day)),
         rateLimit: flags.rateLimit <= 0 ? false : { limit: flags.rateLimit, windowMillis: 1000 },
         credentials,
         faults: flags.faultRate > 0 ? { random: { rate: flags.faultRate, seed: flags.seed } } : undefined,
@@ -120,6 +134,11 @@ export const fakeExchangeCommand = (runner: string) =>
       yield* Console.log(
         `${flags.funding} funding and ${flags.spot} spot bills over ${flags.days} days (seed ${flags.seed}), interface ${flags.apiVersion}, order ${flags.order}, bounds ${flags.bounds}`
       )
+      const limits = [
+        ...Option.toArray(Option.map(flags.lookbackDays, (days) => `serves only the last ${days} days`)),
+        ...Option.toArray(Option.map(flags.maxWindowDays, (days) => `refuses windows wider than ${days} days`))
+      ]
+      if (limits.length > 0) yield* Console.log(`History: ${limits.join(", ")}`)
       yield* Console.log("In another shell:")
       const version = flags.apiVersion === "v2" ? "" : ` WEEX_API_VERSION=${flags.apiVersion}`
       yield* Console.log(
