@@ -27,9 +27,13 @@ const exchange = (seed: number) =>
     }
   })
 
-/** The exchange (with its handle) and a fresh store on `engine`, for one test. */
+/**
+ * The exchange (with its handle) and a fresh store on `engine`, for one test. The exchange first:
+ * the kit moves a TestClock that reads the epoch to after its bills, and a jump of the clock
+ * while the PostgreSQL pool connects would fire the pool's connect timeout at once.
+ */
 const setup = (engine: (typeof engines)[number], seed: number) =>
-  Layer.merge(exchange(seed), Layer.unwrapEffect(Effect.map(engine.fresh, StoreLayer.layer)))
+  Layer.provideMerge(Layer.unwrapEffect(Effect.map(engine.fresh, StoreLayer.layer)), exchange(seed))
 
 /** What an NDJSON export writes, line by line: from the exchange, or from the store. */
 const exportLines = Effect.gen(function* () {
