@@ -6,6 +6,7 @@
  *
  * @since 0.1.0
  */
+import type { BillKind as CoreBillKind, ListOrder as CoreListOrder } from "@account-bills/core"
 import type { FundingBill, FundingBillsPage, SpotBill } from "@account-bills/core"
 import type * as SqlClient from "@effect/sql/SqlClient"
 import * as Context from "effect/Context"
@@ -23,21 +24,21 @@ import type {
 } from "./StoreErrors.js"
 
 /**
- * The two accounts of the exchange whose bills a store keeps.
+ * The two accounts of the exchange whose bills a store keeps: core's `BillKind`, one name for it.
  *
  * @since 0.1.0
  * @category models
  */
-export type BillKind = "funding" | "spot"
+export type BillKind = CoreBillKind
 
 /**
- * The order the exchange lists bills in, as the sync saw it; reads from the store list in
- * the same order, so an export from the store is the export from the exchange.
+ * The order the exchange lists bills in, as the sync saw it (core's `ListOrder`); reads from the
+ * store list in the same order, so an export from the store is the export from the exchange.
  *
  * @since 0.1.0
  * @category models
  */
-export type ListOrder = "newest-first" | "oldest-first"
+export type ListOrder = CoreListOrder
 
 /**
  * Where the sync of one account and kind stands.

@@ -21,6 +21,7 @@
  * them all. Contradictions (records outside the requested window, unsorted pages, an order
  * that flips between pages, more records than asked for) fail too, rather than loop or skip.
  */
+import type { ListOrder } from "../ListOrder.js"
 import * as DateTime from "effect/DateTime"
 import * as Either from "effect/Either"
 import type { SpotBill } from "../Bill.js"
@@ -29,7 +30,7 @@ import { BillsIncomplete } from "../Errors.js"
 /**
  * The order the server lists records in, as far as the pages so far have shown it.
  */
-export type ServerOrder = "unknown" | "newest-first" | "oldest-first"
+export type ServerOrder = "unknown" | ListOrder
 
 /**
  * What the walk knows between two requests.

@@ -5,6 +5,7 @@
  *
  * @since 0.1.0
  */
+import type { ListOrder } from "../ListOrder.js"
 import { compareWireBills, type WireBill } from "./WireBill.js"
 
 /**
@@ -13,7 +14,7 @@ import { compareWireBills, type WireBill } from "./WireBill.js"
  * @since 0.1.0
  * @category models
  */
-export type Order = "newest-first" | "oldest-first"
+export type Order = ListOrder
 
 /**
  * Whether the start and end time bounds include bills created exactly at them.

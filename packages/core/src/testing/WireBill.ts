@@ -5,14 +5,15 @@
  *
  * @since 0.1.0
  */
+import type { BillKind } from "../BillKind.js"
 
 /**
- * The two accounts whose bills the interface lists.
+ * The two accounts whose bills the interface lists: core's `BillKind`, under the kit's name.
  *
  * @since 0.1.0
  * @category models
  */
-export type Account = "funding" | "spot"
+export type Account = BillKind
 
 /**
  * A funding bill as the server sends it. `deltaAmount` is already net of `fees`:

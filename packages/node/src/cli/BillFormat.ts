@@ -4,6 +4,7 @@
  *
  * @since 0.1.0
  */
+import type { BillKind } from "@account-bills/core"
 import type { FundingBill, SpotBill } from "@account-bills/core"
 import * as DateTime from "effect/DateTime"
 
@@ -21,7 +22,7 @@ export type ExportFormat = "ndjson" | "csv"
  * @since 0.1.0
  * @category models
  */
-export type Account = "funding" | "spot"
+export type Account = BillKind
 
 /**
  * What `bills export --account` takes: one account, or both at once in one stream whose lines
