@@ -4,9 +4,9 @@ import * as DateTime from "effect/DateTime"
 import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
 import * as TestClock from "effect/TestClock"
-import { Ledger } from "../src/index.js"
-import { FakeExchange, type FakeExchangeOptions } from "../src/testing/index.js"
-import { fakeStack, runOnTestClock } from "./support/fakeStack.js"
+import { Ledger } from "../../src/index.js"
+import { FakeExchange, type FakeExchangeOptions } from "../../src/testing/index.js"
+import { fakeStack, runOnTestClock } from "../support/fakeStack.js"
 
 const startMillis = 1_700_000_000_000
 const generate = {

@@ -6,10 +6,10 @@ import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import * as fc from "fast-check"
-import { FundingBillFromWire, Ledger, SpotBillFromWire } from "../src/index.js"
-import { orderGroup } from "../src/internal/ledgerChain.js"
-import { mergeByTime } from "../src/internal/ledgerMerge.js"
-import { BillGenerator, type FundingWireBill, type SpotWireBill } from "../src/testing/index.js"
+import { FundingBillFromWire, Ledger, SpotBillFromWire } from "../../src/index.js"
+import { orderGroup } from "../../src/internal/ledgerChain.js"
+import { mergeByTime } from "../../src/internal/ledgerMerge.js"
+import { BillGenerator, type FundingWireBill, type SpotWireBill } from "../../src/testing/index.js"
 
 const toFunding = Schema.decodeUnknownSync(FundingBillFromWire)
 const toSpot = Schema.decodeUnknownSync(SpotBillFromWire)
