@@ -16,7 +16,7 @@ import { isClockSkew, isTransient } from "../../src/internal/retry.js"
 import { FakeExchange, FakeFault } from "../../src/testing/index.js"
 import { fakeStack, runOnTestClock } from "../support/fakeStack.js"
 
-/** Every failure code of DESIGN section 1, with the reason it must map to. */
+/** Every v2 failure code the exchange is known to send, with the reason it must map to. */
 const designCodes: ReadonlyArray<readonly [code: string, reason: BillsApiErrorReason]> = [
   ["40001", "Authentication"],
   ["40002", "Authentication"],

@@ -6,7 +6,7 @@ import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import { FundingBillFromWire, FundingBillsPage, SpotBillFromWire } from "../../src/index.js"
 
-// Shaped like records the exchange really returns (DESIGN section 1): an id beyond 2^53,
+// Shaped like records the exchange really returns (the exchange's documentation and other clients of it): an id beyond 2^53,
 // null fills on funding records, a negative delta, a bizType beyond the documented ones and
 // fields beyond the documented ones.
 const realFunding = {

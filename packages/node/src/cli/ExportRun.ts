@@ -18,7 +18,7 @@ import { type ExportFlags, validateExportFlags } from "./ExportFlags.js"
 import { warnAboveRateLimit } from "./Flags.js"
 import { importStore } from "./StoreModule.js"
 
-/** The ends of the two operations' paths (DESIGN section 1): the rest of a URL is the base's. */
+/** The ends of the two operations' paths (the same on v2 and v3): the rest of a URL is the base's. */
 const fundingPath = "/account/fundingBills"
 const spotPath = "/account/bills"
 
