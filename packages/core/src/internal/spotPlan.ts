@@ -12,6 +12,12 @@
  * the last page of a segment is rarely full. Near the end of the window no segment is left long
  * enough to keep `piecePages`, and the short ones are halved instead.
  *
+ * What a cut costs decides when to pay it. A window too short for a piece (an incremental sync's
+ * few pages) is read by one walk, never halved: there a cut's request is a tenth of the window's
+ * and saves a round trip or two, and where many accounts share a budget every request counts
+ * against all of them. Halving is for the tail of a window the pool has already cut into pieces,
+ * where a few requests keep the last windows of a long export at the limit.
+ *
  * How many walks: a walk exists to keep a request in flight while others wait for answers. By
  * Little's law the requests in flight are the rate times the time per request, so the pool
  * wants twice the rate it reached over the last second times the fastest fetch seen (about a
@@ -298,6 +304,8 @@ export const makeSpotPlan = (
     return false
   }
 
+  // Whether a piece was ever cut: only then may a short segment be halved (see the header).
+  let pieced = false
   const cutOff = (segment: MutableSegment, at: number): MutableSegment | undefined => {
     if (segment.density === undefined || walking() >= wanted(at)) return undefined
     // Once no segment is long enough to keep `piecePages` (the end of the window is near), a
@@ -306,12 +314,14 @@ export const makeSpotPlan = (
     // than it can stay, and a short window read next to the exchange would pay for pieces it
     // does not need.
     const pagesLeft = ((segment.state.hi - segment.state.lo + 1) * segment.density) / limit
+    const piece = cut(segment.state, segment.density, piecePages, limit)
     const parts =
-      cut(segment.state, segment.density, piecePages, limit) ??
-      (pagesLeft >= 2 && at - started >= rateHorizonMillis && !anyLong(segment)
+      piece ??
+      (pieced && pagesLeft >= 2 && at - started >= rateHorizonMillis && !anyLong(segment)
         ? cut(segment.state, segment.density, Math.floor(pagesLeft / 2), limit)
         : undefined)
     if (parts === undefined) return undefined
+    if (piece !== undefined) pieced = true
     const rest = newSegment(parts.rest, segment.density)
     segment.state = parts.keep
     rest.next = segment.next

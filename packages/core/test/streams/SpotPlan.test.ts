@@ -114,15 +114,36 @@ describe("makeSpotPlan", () => {
     expect(p.cutOff(head, 1000)).toBeUndefined()
   })
 
-  it("halves a short segment only after the pool's first window, and only when no segment is long", () => {
+  it("reads a window too short for a piece as one walk: never halved, however long it takes", () => {
     // 250 ms at 1 bill/ms: 2.5 pages, too short to keep a piece of 2 pages (that needs 3).
-    const start = state(0, 249)
+    const short = plan(state(0, 249), 1, 9)
+    expect(short.claimNext(0)?.created).toBeUndefined()
+    const head = short.head() as Segment
+    expect(short.cutOff(head, 10 * rateHorizonMillis)).toBeUndefined()
+    const after = short.afterPage(
+      head,
+      { before: head.state, next: { ...head.state, hi: 149 }, bills: 100, received: 100 },
+      { sent: 10 * rateHorizonMillis - 300, now: 10 * rateHorizonMillis }
+    )
+    expect(after.created).toBeUndefined()
+    expect(segments(short)).toEqual([[0, 149, "walking"]])
+  })
+
+  it("halves a short segment of a window cut into pieces, after the pool's first window, when no segment is long", () => {
+    // 450 ms at 1 bill/ms: a piece of 2 pages (200 ms) is cut off first, leaving 2.5 pages.
+    const start = state(0, 449)
     const early = plan(start, 1, 9)
+    expect(early.claimNext(rateHorizonMillis - 1)?.created?.state).toMatchObject({ lo: 0, hi: 249 })
+    // Not in the pool's first window: the rest walks whole.
     expect(early.claimNext(rateHorizonMillis - 1)?.created).toBeUndefined()
     const late = plan(start, 1, 9)
-    const claim = late.claimNext(rateHorizonMillis)
-    expect(claim?.created?.state).toMatchObject({ lo: 0, hi: 149 })
-    expect(segments(late)[0]).toEqual([150, 249, "walking"])
+    expect(late.claimNext(rateHorizonMillis)?.created?.state).toMatchObject({ lo: 0, hi: 249 })
+    expect(late.claimNext(rateHorizonMillis)?.created?.state).toMatchObject({ lo: 0, hi: 149 })
+    expect(segments(late)).toEqual([
+      [250, 449, "walking"],
+      [150, 249, "walking"],
+      [0, 149, "pending"]
+    ])
   })
 
   it("measures the density on a full page only, and cuts by it", () => {
