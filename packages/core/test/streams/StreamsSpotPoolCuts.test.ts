@@ -20,12 +20,19 @@ const dense = spotBills({ seed: 23, count: 20_000, maxGroup: 3, maxGap: 4 })
 // About 90 days of bills: the walk, which has no start, cuts pieces into the years before them.
 const sparse = spotBills({ seed: 29, count: 10_000, maxGroup: 3, maxGap: 1_550_000 })
 
-/** A full export with the default concurrency, `latency` ms away; its pages and the exchange's counters. */
-const exportAt = (latency: number, bills = dense) =>
+// An incremental sync's window: 1,000 bills over about 30 s, from its first bill on.
+const recent = spotBills({ seed: 31, count: 1_000, maxGroup: 3, maxGap: 60 })
+
+/**
+ * An export with the default concurrency, `latency` ms away, of the whole history or from `from`;
+ * its pages and the exchange's counters.
+ */
+const exportAt = (latency: number, bills = dense, from?: number) =>
   Effect.gen(function* () {
     yield* TestClock.setTime(Number(bills[bills.length - 1]?.cTime) + 1)
     const api = yield* BillsApi
-    const exit = yield* runOnTestClock(Stream.runCollect(api.streamSpotPages()), 10)
+    const query = from === undefined ? {} : { from: new Date(from) }
+    const exit = yield* runOnTestClock(Stream.runCollect(api.streamSpotPages(query)), 10)
     if (Exit.isFailure(exit)) return yield* Effect.dieMessage(String(exit.cause))
     const pages = Chunk.toReadonlyArray(exit.value)
     expectExactly(
@@ -66,6 +73,20 @@ describe("the spot pool cuts only where another walk adds requests in flight", (
       expect(segments).toBeGreaterThanOrEqual(4)
     })
   )
+
+  for (const latency of [0, 150, 300]) {
+    it.effect(
+      `${latency} ms away, a window too short for a piece is read by one walk: 1,000 bills in 11 requests`,
+      () =>
+        Effect.gen(function* () {
+          const { requests, segments } = yield* exportAt(latency, recent, Number(recent[0]?.cTime))
+          // Ten full pages and the one that finds nothing after them: ⌈1000/100⌉ + 1. Each cut
+          // would add about a request; where many accounts share a budget, the economy comes first.
+          expect(segments).toBe(1)
+          expect(requests).toBe(11)
+        })
+    )
+  }
 
   for (const [latency, history, name] of [
     [150, dense, "dense"],
