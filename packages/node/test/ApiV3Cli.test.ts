@@ -10,20 +10,14 @@ import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import { FakeExchangeServer, type FakeExchangeServerService } from "../src/FakeExchangeServer.js"
 import { expectNdjsonExport } from "./support/exportCheck.js"
-import { runCli } from "./support/runCli.js"
+import { exchangeEnv, runCli } from "./support/runCli.js"
 
 let server: FakeExchangeServerService
 let scope: Scope.CloseableScope
 
 /** The CLI's environment for the v3 interface against the loopback fake. */
-const env = (overrides: Record<string, string> = {}) => ({
-  WEEX_API_VERSION: "v3",
-  WEEX_API_KEY: FakeExchange.defaultCredentials.apiKey,
-  WEEX_API_SECRET: FakeExchange.defaultCredentials.secret,
-  WEEX_API_PASSPHRASE: FakeExchange.defaultCredentials.passphrase,
-  WEEX_BASE_URL: server.url,
-  ...overrides
-})
+const env = (overrides: Record<string, string> = {}) =>
+  exchangeEnv(server.url, { WEEX_API_VERSION: "v3", ...overrides })
 
 beforeAll(async () => {
   scope = await Effect.runPromise(Scope.make())

@@ -1,22 +1,16 @@
-import { FakeExchange } from "@account-bills/core/testing"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Scope from "effect/Scope"
 import { FakeExchangeServer, type FakeExchangeServerService } from "../src/FakeExchangeServer.js"
-import { runCli } from "./support/runCli.js"
+import { exchangeEnv, runCli } from "./support/runCli.js"
 
 let whole: FakeExchangeServerService
 let broken: FakeExchangeServerService
 let lost: { readonly billId: string; readonly coinId: number }
 let scope: Scope.CloseableScope
 
-const env = (server: FakeExchangeServerService) => ({
-  WEEX_API_KEY: FakeExchange.defaultCredentials.apiKey,
-  WEEX_API_SECRET: FakeExchange.defaultCredentials.secret,
-  WEEX_API_PASSPHRASE: FakeExchange.defaultCredentials.passphrase,
-  WEEX_BASE_URL: server.url
-})
+const env = (server: FakeExchangeServerService) => exchangeEnv(server.url)
 
 const generate = { seed: 31, funding: 150, spot: 300, sameMillisecondGroup: { every: 20, size: 3 } }
 

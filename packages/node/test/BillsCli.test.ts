@@ -13,19 +13,14 @@ import {
   expectTaggedCsvExport,
   expectTaggedNdjsonExport
 } from "./support/exportCheck.js"
-import { runCli, startCli } from "./support/runCli.js"
+import { exchangeEnv, runCli, startCli } from "./support/runCli.js"
 
 let server: FakeExchangeServerService
 let scope: Scope.CloseableScope
 const secret = FakeExchange.defaultCredentials.secret
 
-const env = (overrides: Record<string, string> = {}) => ({
-  WEEX_API_KEY: FakeExchange.defaultCredentials.apiKey,
-  WEEX_API_SECRET: secret,
-  WEEX_API_PASSPHRASE: FakeExchange.defaultCredentials.passphrase,
-  WEEX_BASE_URL: server.url,
-  ...overrides
-})
+const env = (overrides: Record<string, string> = {}) =>
+  exchangeEnv(server.url, { WEEX_API_SECRET: secret, ...overrides })
 
 beforeAll(async () => {
   scope = await Effect.runPromise(Scope.make())

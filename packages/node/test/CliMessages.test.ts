@@ -2,7 +2,6 @@
  * What `bills` says, as a process: help that a pipe can read, flags refused by name, missing
  * credentials named, failures told as sentences, and what an interrupt leaves behind.
  */
-import { FakeExchange } from "@account-bills/core/testing"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
@@ -11,18 +10,12 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { FakeExchangeServer, type FakeExchangeServerService } from "../src/FakeExchangeServer.js"
-import { runCli, startCli } from "./support/runCli.js"
+import { exchangeEnv, runCli, startCli } from "./support/runCli.js"
 
 let server: FakeExchangeServerService
 let scope: Scope.CloseableScope
 
-const env = (overrides: Record<string, string> = {}) => ({
-  WEEX_API_KEY: FakeExchange.defaultCredentials.apiKey,
-  WEEX_API_SECRET: FakeExchange.defaultCredentials.secret,
-  WEEX_API_PASSPHRASE: FakeExchange.defaultCredentials.passphrase,
-  WEEX_BASE_URL: server.url,
-  ...overrides
-})
+const env = (overrides: Record<string, string> = {}) => exchangeEnv(server.url, overrides)
 
 const withoutKey = () => {
   const { WEEX_API_KEY: _, ...rest } = env()

@@ -5,7 +5,7 @@
  * the clip is said in one stderr line per account; a store whose cursor the horizon has passed
  * resumes anyway.
  */
-import { FakeExchange, type WireBill } from "@account-bills/core/testing"
+import type { WireBill } from "@account-bills/core/testing"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
@@ -15,7 +15,7 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { FakeExchangeServer, type FakeExchangeServerService } from "../src/FakeExchangeServer.js"
 import { type BothAccounts, expectTaggedNdjsonExport } from "./support/exportCheck.js"
-import { type CliResult, runCli, startCli } from "./support/runCli.js"
+import { type CliResult, exchangeEnv, runCli, startCli } from "./support/runCli.js"
 
 const day = 86_400_000
 const minute = 60_000
@@ -82,14 +82,8 @@ afterAll(async () => {
   await Effect.runPromise(Scope.close(scope, Exit.void))
 })
 
-const env = (server: FakeExchangeServerService, version: Version, overrides: Record<string, string> = {}) => ({
-  WEEX_API_VERSION: version,
-  WEEX_API_KEY: FakeExchange.defaultCredentials.apiKey,
-  WEEX_API_SECRET: FakeExchange.defaultCredentials.secret,
-  WEEX_API_PASSPHRASE: FakeExchange.defaultCredentials.passphrase,
-  WEEX_BASE_URL: server.url,
-  ...overrides
-})
+const env = (server: FakeExchangeServerService, version: Version, overrides: Record<string, string> = {}) =>
+  exchangeEnv(server.url, { WEEX_API_VERSION: version, ...overrides })
 
 /** No exchange listens there: a read from the store runs offline. */
 const offline = { WEEX_BASE_URL: "http://127.0.0.1:9" }

@@ -2,7 +2,7 @@
  * Reading a store offline, as a user meets it: a mistyped path creates nothing and says so, and
  * a store whose sync was interrupted says what it holds and stops with exit 4 unless `--partial`.
  */
-import { FakeExchange, FakeFault } from "@account-bills/core/testing"
+import { FakeFault } from "@account-bills/core/testing"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
@@ -11,18 +11,12 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { FakeExchangeServer, type FakeExchangeServerService } from "../src/FakeExchangeServer.js"
-import { runCli } from "./support/runCli.js"
+import { exchangeEnv, runCli } from "./support/runCli.js"
 
 let server: FakeExchangeServerService
 let scope: Scope.CloseableScope
 
-const env = (overrides: Record<string, string> = {}) => ({
-  WEEX_API_KEY: FakeExchange.defaultCredentials.apiKey,
-  WEEX_API_SECRET: FakeExchange.defaultCredentials.secret,
-  WEEX_API_PASSPHRASE: FakeExchange.defaultCredentials.passphrase,
-  WEEX_BASE_URL: server.url,
-  ...overrides
-})
+const env = (overrides: Record<string, string> = {}) => exchangeEnv(server.url, overrides)
 
 /** No exchange listens there: what runs against it runs offline or fails. */
 const offline = { WEEX_BASE_URL: "http://127.0.0.1:9" }

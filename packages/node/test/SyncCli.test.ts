@@ -1,4 +1,3 @@
-import { FakeExchange } from "@account-bills/core/testing"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
@@ -9,18 +8,12 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import { FakeExchangeServer, type FakeExchangeServerService } from "../src/FakeExchangeServer.js"
-import { type CliResult, runCli, startCli } from "./support/runCli.js"
+import { type CliResult, exchangeEnv, runCli, startCli } from "./support/runCli.js"
 
 let server: FakeExchangeServerService
 let scope: Scope.CloseableScope
 
-const env = (overrides: Record<string, string> = {}) => ({
-  WEEX_API_KEY: FakeExchange.defaultCredentials.apiKey,
-  WEEX_API_SECRET: FakeExchange.defaultCredentials.secret,
-  WEEX_API_PASSPHRASE: FakeExchange.defaultCredentials.passphrase,
-  WEEX_BASE_URL: server.url,
-  ...overrides
-})
+const env = (overrides: Record<string, string> = {}) => exchangeEnv(server.url, overrides)
 
 /** No exchange listens there: what runs against it runs offline or fails. */
 const offline = { WEEX_BASE_URL: "http://127.0.0.1:9" }

@@ -17,7 +17,7 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { FakeExchangeServer, type FakeExchangeServerService } from "../src/FakeExchangeServer.js"
-import { type CliResult, startCli } from "./support/runCli.js"
+import { type CliResult, exchangeEnv, startCli } from "./support/runCli.js"
 
 const seed = Number(process.env.ACCOUNT_BILLS_LOCK_SEED ?? 20_261_123)
 /** Far beyond a sync of this exchange (a few seconds); a process still running then is stuck. */
@@ -40,12 +40,7 @@ afterAll(async () => {
   await Effect.runPromise(Scope.close(scope, Exit.void))
 })
 
-const env = () => ({
-  WEEX_API_KEY: FakeExchange.defaultCredentials.apiKey,
-  WEEX_API_SECRET: FakeExchange.defaultCredentials.secret,
-  WEEX_API_PASSPHRASE: FakeExchange.defaultCredentials.passphrase,
-  WEEX_BASE_URL: server.url
-})
+const env = () => exchangeEnv(server.url)
 
 interface Ended extends CliResult {
   readonly hung: boolean

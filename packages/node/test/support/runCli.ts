@@ -4,6 +4,7 @@
 import { type ChildProcess, spawn } from "node:child_process"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
+import { FakeExchange } from "@account-bills/core/testing"
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../../..")
 const bin = path.join(root, "packages/node/src/bin/bills.ts")
@@ -55,3 +56,12 @@ export const startCli = (args: ReadonlyArray<string>, env: Record<string, string
 
 export const runCli = (args: ReadonlyArray<string>, env: Record<string, string>): Promise<CliResult> =>
   startCli(args, env).result
+
+/** The WEEX_* variables that point `bills` at a fake exchange at `url`, with its default credentials. */
+export const exchangeEnv = (url: string, overrides: Record<string, string> = {}): Record<string, string> => ({
+  WEEX_API_KEY: FakeExchange.defaultCredentials.apiKey,
+  WEEX_API_SECRET: FakeExchange.defaultCredentials.secret,
+  WEEX_API_PASSPHRASE: FakeExchange.defaultCredentials.passphrase,
+  WEEX_BASE_URL: url,
+  ...overrides
+})
