@@ -538,6 +538,7 @@ const storeSync = async () => {
   results.sync = figures
   const { funding, spot, added } = figures.incremental
   if (added !== 2_000) failures.push(`sync: ${added} new bills stored, expected 2000`)
+  if (figures.rateLimited > 0) failures.push(`sync: ${figures.rateLimited} requests answered 429`)
   row(
     "8 store",
     "requests for 1,000 new bills, funding / spot",
