@@ -42,6 +42,8 @@ export interface FarRow {
   readonly requestsPerSecond: number
   /** The most any client could score on `requestsPerSecond` with this many requests. */
   readonly ceilingPerSecond: number
+  /** The same for a walk whose first page goes alone and whose limiter keeps a 25 ms margin: {@link walkCeiling}. */
+  readonly walkCeilingPerSecond: number
   /** 10 requests ÷ the mean time from request p to request p + 10, per second. */
   readonly sustainedPerSecond: number
   readonly billsPerSecond: number
@@ -59,6 +61,21 @@ export const sustainedRate = (arrivals: ReadonlyArray<number>, limit: number): n
 }
 
 const windowMillis = 1000
+
+/**
+ * The most `requests` can score on `requestsPerSecond` `roundTripMillis` away, for a walk whose
+ * first page goes alone (the rest waits for its answer: a stream that is taken from costs one
+ * request) under a limiter that keeps `marginMillis` beyond each window. Request p + 10 arrives at
+ * least a window and the margin after request p, and every request but the first at least a round
+ * trip after it; so with `requests` = 10k + j, the last comes k × (window + margin) after request
+ * j, which is the first (j = 1) or a round trip after it.
+ */
+export const walkCeiling = (requests: number, roundTripMillis: number, marginMillis = 25): number => {
+  const k = Math.ceil(requests / 10) - 1
+  const j = requests - 10 * k
+  const span = (j === 1 ? 0 : roundTripMillis) + k * (windowMillis + marginMillis)
+  return (requests * 1000) / (span + windowMillis)
+}
 
 const client = (baseUrl: string, variant: "before" | "after", apiVersion: "v2" | "v3") =>
   BillsApi.layer.pipe(
@@ -128,6 +145,7 @@ const exportOnce = (options: {
       rejected: stats[operation].rateLimited,
       requestsPerSecond: (arrivals.length * 1000) / span,
       ceilingPerSecond: (arrivals.length * 1000) / (Math.ceil(arrivals.length / 10) * windowMillis),
+      walkCeilingPerSecond: walkCeiling(arrivals.length, options.roundTripMillis),
       sustainedPerSecond: sustainedRate(arrivals, 10),
       billsPerSecond: bills / seconds
     } satisfies FarRow & { readonly count: number }
