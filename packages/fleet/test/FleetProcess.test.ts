@@ -5,6 +5,7 @@
  * equals the exchange field for field, the exchange refused nothing for its limits, and no two
  * runners ever held one account at once.
  */
+import { SlidingWindow } from "@account-bills/core/testing"
 import { BillsStore } from "@account-bills/store"
 import * as SqlClient from "@effect/sql/SqlClient"
 import { describe, expect, it } from "@effect/vitest"
@@ -63,6 +64,37 @@ const overlaps = (events: ReadonlyArray<PassEvent>, cut: ReadonlyMap<string, num
         if (a.runner < b.runner && a.from < b.to && b.from < a.to) {
           found.push(`${account}: ${a.runner} [${a.from}, ${a.to}] and ${b.runner} [${b.from}, ${b.to}]`)
         }
+      }
+    }
+  }
+  return found
+}
+
+/**
+ * Per hand-over (an account's consecutive passes on different runners), the time from the old
+ * runner's last request for the account to the new runner's first, by the senders' own stamps.
+ * The new runner's pass begins after its wait, the old runner's requests all before it.
+ */
+const handOvers = (
+  events: ReadonlyArray<PassEvent>,
+  log: ReadonlyArray<FleetExchange.FleetRequest>,
+  keyOf: (account: string) => string
+) => {
+  const found: Array<{ readonly account: string; readonly from: string; readonly to: string; readonly gap: number }> =
+    []
+  const begins = [...events].filter((event) => event.event === "begins").sort((a, b) => a.at - b.at)
+  for (const account of new Set(begins.map((event) => event.account))) {
+    const passes = begins.filter((event) => event.account === account)
+    const sent = log
+      .filter((request) => request.key === keyOf(account) && request.operation !== undefined)
+      .flatMap((request) => (request.signedAt === undefined ? [] : [request.signedAt]))
+    for (const [i, pass] of passes.entries()) {
+      const before = passes[i - 1]
+      if (before === undefined || before.runner === pass.runner) continue
+      const last = Math.max(...sent.filter((at) => at < pass.at))
+      const first = Math.min(...sent.filter((at) => at >= pass.at))
+      if (Number.isFinite(last) && Number.isFinite(first)) {
+        found.push({ account, from: before.runner, to: pass.runner, gap: first - last })
       }
     }
   }
@@ -227,6 +259,19 @@ describe.skipIf(postgresUrl === undefined || redisUrl === undefined)("a fleet of
         console.info(
           `fleet process test: ${ops.length} requests in ${span.toFixed(1)} s (${(ops.length / span / 2).toFixed(1)} req/s per operation, budget ${ipRps}), ${log.filter((r) => r.status === 429).length} × 429, passes per runner ${runners.map((r) => r.events.filter((e) => e.event === "begins").length).join("/")}, ${orphans.size} accounts of the SIGKILLed runner picked up after ${Math.max(...pickedUp)} ms at most`
         )
+        // After a hand-over the new owner waits the per-key window before its first request: it
+        // cannot see what the old owner sent in its last one.
+        const window = SlidingWindow.defaultRateLimit === false ? 0 : SlidingWindow.defaultRateLimit.windowMillis
+        const handed = handOvers(
+          runners.flatMap((runner) => runner.events),
+          log,
+          (account) => credentialsOf(Number(account.slice("acct-".length))).apiKey
+        )
+        console.info(
+          `fleet process test: ${handed.length} hand-overs, the shortest ${Math.min(...handed.map((each) => each.gap))} ms from the old owner's last request to the new owner's first`
+        )
+        expect(handed.length).toBeGreaterThan(0)
+        expect(handed.filter((each) => each.gap < window)).toEqual([])
         expect(log.filter((request) => request.status === 429)).toEqual([])
         expect(new Set(log.map((request) => request.key)).size).toBe(accounts)
         expect(
