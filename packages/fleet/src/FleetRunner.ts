@@ -27,7 +27,7 @@ import type { AddressBudget } from "./AddressBudget.js"
 import { FleetAccounts } from "./FleetAccounts.js"
 import type { FleetCipher } from "./FleetCipher.js"
 import { AccountEntity, entityType, PassRequest } from "./FleetEntity.js"
-import type { FleetUnavailable } from "./FleetErrors.js"
+import type { FleetNeedsPostgres, FleetUnavailable } from "./FleetErrors.js"
 import * as FleetDatabase from "./FleetDatabase.js"
 
 /**
@@ -211,7 +211,7 @@ const reconciler = (options: FleetRunnerOptions) =>
  */
 export const layer = (
   options: FleetRunnerOptions
-): Layer.Layer<never, FleetUnavailable | StoreError, FleetCipher | AddressBudget> => {
+): Layer.Layer<never, FleetUnavailable | FleetNeedsPostgres | StoreError, FleetCipher | AddressBudget> => {
   const host = options.host ?? "127.0.0.1"
   const port = options.port ?? 34431
   const cluster = NodeClusterSocket.layer({
