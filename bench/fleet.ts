@@ -3,7 +3,8 @@
  * address sharing a Redis budget, against the loopback fleet exchange whose per-address limit
  * equals that budget: accounts per minute brought current, the share of the budget used while
  * they were, the failover time after a SIGKILL (the kill to the first pass of one of the dead
- * runner's accounts on another runner), and the requests of a pass after 1,000 new bills.
+ * runner's accounts on another runner), and the requests of the pass that stores 1,000 new bills
+ * of each kind in a steady fleet.
  * Needs the servers of .ci/postgres and .ci/redis; without them the section says so and skips.
  */
 import { Effect, Layer, Redacted } from "effect"
@@ -22,8 +23,20 @@ export interface FleetFigures {
   readonly budgetPeak: number
   readonly ipRps: number
   readonly failoverSeconds: number
-  /** Requests of the pass after 1,000 new bills of each kind, per kind. */
-  readonly incremental: { readonly funding: number; readonly spot: number }
+  /**
+   * Requests of the pass that stored 1,000 new bills of each kind, per kind, the most over the
+   * accounts measured, as the runners' "pass ends" lines say; `seen`: the same counted by the
+   * exchange between the pass's begin and end; `passes`: the most passes one account needed.
+   */
+  readonly incremental: {
+    readonly funding: number
+    readonly spot: number
+    readonly accounts: number
+    readonly passes: number
+    readonly seen: { readonly funding: number; readonly spot: number }
+  }
+  /** Requests for account 0 after the SIGKILL: its resumed pass and its 1,000 new bills of each kind. */
+  readonly failoverRequests: { readonly funding: number; readonly spot: number }
 }
 
 const day = 86_400_000
@@ -129,6 +142,18 @@ export const fleetBench = async (quick: boolean): Promise<FleetFigures | undefin
           )
         }
         const held = (_: number) => ({ funding: perKind, spot: perKind })
+        // Per account, the runner that began its latest pass: its owner, in a steady fleet.
+        const owners = () => {
+          const latest = new Map<string, { readonly runner: RunnerProcess; readonly at: number }>()
+          for (const runner of runners) {
+            for (const event of runner.events) {
+              if (event.event === "begins" && (latest.get(event.account)?.at ?? 0) < event.at) {
+                latest.set(event.account, { runner, at: event.at })
+              }
+            }
+          }
+          return latest
+        }
         const done = yield* Effect.promise(() => until("every account current", 600_000, () => current(held)))
         const log = exchange.requests().filter((request) => request.operation !== undefined)
         const first = log[0]?.at ?? done
@@ -152,16 +177,98 @@ export const fleetBench = async (quick: boolean): Promise<FleetFigures | undefin
         const budgetPeak = peak / 10 / ipRps
         if (log.some((request) => request.status === 429)) throw new Error("fleet bench: the exchange answered 429")
 
+        // The fleet spreads once every runner has joined (the first to start may own every
+        // account for a while): wait until the owners have stayed the same for two intervals.
+        let signature = ""
+        let since = Date.now()
+        yield* Effect.promise(() =>
+          until("the accounts spread over the runners", 120_000, () => {
+            const now = [...owners()].map(([account, last]) => `${account}=${last.runner.name}`).join(" ")
+            if (now !== signature) [signature, since] = [now, Date.now()]
+            return new Set([...owners().values()].map((last) => last.runner)).size > 1 && Date.now() - since >= 6_000
+          })
+        )
+        // The incremental pass, in the steady fleet: 1,000 new bills of each kind for up to 3
+        // accounts the failover below leaves alone (not owned by account 0's runner), each given
+        // right after one of its passes ended, so that the next pass (one interval later) finds
+        // them all. They lie in the past (the last bills are a minute old): a walk reads up to
+        // the time it starts, and the fake would place appended bills from now on.
+        const owner0 = owners().get(labelOf(0))?.runner
+        if (owner0 === undefined) throw new Error("fleet bench: no runner passed the first account")
+        const measured = Array.from({ length: accounts }, (_, i) => i)
+          .filter((i) => i !== 0 && owners().get(labelOf(i))?.runner !== owner0)
+          .slice(0, 3)
+        if (measured.length === 0) throw new Error("fleet bench: runner of account 0 owns every account")
+        const appended = new Map<number, number>()
+        yield* Effect.forEach(
+          measured,
+          (i) =>
+            Effect.gen(function* () {
+              const ends = () =>
+                runners.flatMap((runner) => runner.events).filter((e) => e.account === labelOf(i) && e.event === "ends")
+                  .length
+              const before = ends()
+              yield* Effect.promise(() => until(`a pass of ${labelOf(i)} ending`, 30_000, () => ends() > before))
+              const account = exchange.exchanges.get(credentialsOf(i).apiKey)
+              if (account === undefined) return yield* Effect.dieMessage("fleet bench: no exchange")
+              const at = Date.now()
+              const batch = { startMillis: at - 50_000, endMillis: at - 40_000 }
+              yield* account.appendGenerated("funding", 1_000, batch)
+              yield* account.appendGenerated("spot", 1_000, batch)
+              appended.set(i, at)
+            }),
+          { concurrency: "unbounded", discard: true }
+        )
+        const grown = (i: number) =>
+          measured.includes(i) ? { funding: perKind + 1_000, spot: perKind + 1_000 } : held(i)
+        yield* Effect.promise(() => until("the 1,000 new bills stored", 120_000, () => current(grown)))
+        // The passes that stored them: they should be one per account (20 pages per kind and pass
+        // hold 1,000 bills); if an account needed more (a pass in flight at the append took some),
+        // its figure is the sum over them, as every pass counts only its own requests.
+        const passesOf = (i: number) =>
+          runners.flatMap((runner) => {
+            const mine = runner.events.filter((e) => e.account === labelOf(i))
+            return mine.flatMap((end, index) => {
+              const added = (end.funding?.added ?? 0) + (end.spot?.added ?? 0)
+              if (end.event !== "ends" || end.at < (appended.get(i) ?? 0) || added === 0) return []
+              const begin = mine
+                .slice(0, index)
+                .filter((e) => e.event === "begins")
+                .at(-1)
+              return [{ begin: begin?.at ?? end.at, end }]
+            })
+          })
+        const perAccount = measured.map((i) => {
+          const passes = passesOf(i)
+          const key = credentialsOf(i).apiKey
+          const seen = (operation: "fundingBills" | "spotBills") =>
+            exchange
+              .requests()
+              .filter(
+                (r) =>
+                  r.key === key &&
+                  r.operation === operation &&
+                  passes.some((pass) => pass.begin <= r.at && r.at <= pass.end.at)
+              ).length
+          return {
+            passes: passes.length,
+            funding: passes.reduce((sum, pass) => sum + (pass.end.funding?.requests ?? 0), 0),
+            spot: passes.reduce((sum, pass) => sum + (pass.end.spot?.requests ?? 0), 0),
+            seen: { funding: seen("fundingBills"), spot: seen("spotBills") }
+          }
+        })
+        const most = (of: (each: (typeof perAccount)[number]) => number) => Math.max(...perAccount.map(of))
+        const incremental = {
+          funding: most((each) => each.funding),
+          spot: most((each) => each.spot),
+          accounts: measured.length,
+          passes: most((each) => each.passes),
+          seen: { funding: most((each) => each.seen.funding), spot: most((each) => each.seen.spot) }
+        }
+
         // Failover: SIGKILL the runner that passed account 0 last, give it 1,000 new bills of each
         // kind. Its accounts: those whose latest pass began on it.
-        const latest = new Map<string, { readonly runner: RunnerProcess; readonly at: number }>()
-        for (const runner of runners) {
-          for (const event of runner.events) {
-            if (event.event === "begins" && (latest.get(event.account)?.at ?? 0) < event.at) {
-              latest.set(event.account, { runner, at: event.at })
-            }
-          }
-        }
+        const latest = owners()
         const victim = latest.get(labelOf(0))?.runner
         if (victim === undefined) throw new Error("fleet bench: no runner passed the first account")
         const fake = exchange.exchanges.get(credentialsOf(0).apiKey)
@@ -185,7 +292,7 @@ export const fleetBench = async (quick: boolean): Promise<FleetFigures | undefin
         )
         yield* Effect.promise(() =>
           until("the new bills stored", 120_000, () =>
-            current((i) => (i === 0 ? { funding: perKind + 1_000, spot: perKind + 1_000 } : held(i)))
+            current((i) => (i === 0 ? { funding: perKind + 1_000, spot: perKind + 1_000 } : grown(i)))
           )
         )
         const after = exchange
@@ -200,7 +307,8 @@ export const fleetBench = async (quick: boolean): Promise<FleetFigures | undefin
           budgetPeak,
           ipRps,
           failoverSeconds: (pickedUp - killedAt) / 1000,
-          incremental: {
+          incremental,
+          failoverRequests: {
             funding: after.filter((request) => request.operation === "fundingBills").length,
             spot: after.filter((request) => request.operation === "spotBills").length
           }

@@ -13,6 +13,7 @@ import {
   BillsRateLimiter,
   type BillsRateLimiterShape,
   type Credentials,
+  type OperationName,
   Signer
 } from "@account-bills/core"
 import { type BillKind, BillsStore, type StoreAccount, Sync } from "@account-bills/store"
@@ -55,7 +56,12 @@ export interface KindOutcome {
   readonly kind: BillKind
   /** True when the walk reached now; false when it stopped at the page bound or failed. */
   readonly done: boolean
+  /** Bills the store did not hold before, stored by this pass. */
   readonly added: number
+  /**
+   * Requests this pass sent for the kind, prefetched pages included: what the exchange and the
+   * shared budget count. Not the walk's own tally, which counts across the passes of a resumed walk.
+   */
   readonly requests: number
   /** The failure, in words a person reads; no secret in it. */
   readonly error: string | undefined
@@ -76,6 +82,7 @@ export const limiter = (perKey: BillsRateLimiterShape, budget: AddressBudget["Ty
   })
 
 const kinds: ReadonlyArray<BillKind> = ["funding", "spot"]
+const operations: Record<BillKind, OperationName> = { funding: "fundingBills", spot: "spotBills" }
 
 /**
  * Runs one pass of `account`.
@@ -90,16 +97,31 @@ export const run = Effect.fn("AccountPass.run")(function* (
   options: PassOptions
 ) {
   const budget = yield* AddressBudget
+  const sent: Record<OperationName, number> = { fundingBills: 0, spotBills: 0 }
+  const shared = limiter(perKey, budget)
+  // Counted once the permits are granted, as the request leaves.
+  const counting = BillsRateLimiter.of({
+    withPermit: (operation, observe) => (request) =>
+      shared.withPermit(
+        operation,
+        observe
+      )(
+        Effect.zipRight(
+          Effect.sync(() => void sent[operation]++),
+          request
+        )
+      ),
+    take: shared.take
+  })
   const api = BillsApi.layer.pipe(
     Layer.provide(Signer.layer(credentials)),
-    Layer.provide(Layer.succeed(BillsRateLimiter, limiter(perKey, budget))),
+    Layer.provide(Layer.succeed(BillsRateLimiter, counting)),
     Layer.provide(BillsConfig.layer(options.config ?? {}))
   )
   const one = (kind: BillKind) =>
     Effect.gen(function* () {
       const bounded = yield* Deferred.make<void>()
       let added = 0
-      let requests = 0
       const sync = Sync.run({
         account,
         kinds: [kind],
@@ -107,7 +129,6 @@ export const run = Effect.fn("AccountPass.run")(function* (
         lease: options.lease ?? Duration.seconds(10),
         onPage: (progress) => {
           added = progress.added
-          requests = progress.requests
           return progress.pages >= options.pagesPerPass ? Deferred.succeed(bounded, undefined) : Effect.void
         }
       })
@@ -115,6 +136,7 @@ export const run = Effect.fn("AccountPass.run")(function* (
         Effect.map(sync, () => "done" as const),
         Effect.as(Deferred.await(bounded), "more" as const)
       ).pipe(Effect.either)
+      const requests = sent[operations[kind]]
       if (ended._tag === "Left") {
         return { kind, done: false, added, requests, error: ended.left.message } satisfies KindOutcome
       }

@@ -12,20 +12,24 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
 import { FleetAccounts } from "./FleetAccounts.js"
-import { FleetUnavailable } from "./FleetErrors.js"
+import { FleetNeedsPostgres, FleetUnavailable } from "./FleetErrors.js"
 
-const parsed = (db: string) =>
+/**
+ * The fleet's database from `--db`: a PostgreSQL URL (its password in `PGPASSWORD`), or the
+ * reason it cannot be one.
+ *
+ * @since 0.1.0
+ * @category parsing
+ */
+export const postgres = (
+  db: string
+): Effect.Effect<StoreTarget.StoreTarget & { readonly _tag: "Postgres" }, FleetUnavailable | FleetNeedsPostgres> =>
   Effect.flatMap(
     Effect.mapError(StoreTarget.parse(db), (error) => new FleetUnavailable({ target: "--db", reason: error.message })),
     (target) =>
       target._tag === "Postgres"
         ? Effect.succeed(target)
-        : Effect.fail(
-            new FleetUnavailable({
-              target: target.display,
-              reason: "a fleet needs a PostgreSQL database (postgres://…)"
-            })
-          )
+        : Effect.fail(new FleetNeedsPostgres({ target: target.display }))
   )
 
 /**
@@ -34,9 +38,9 @@ const parsed = (db: string) =>
  * @since 0.1.0
  * @category layers
  */
-export const sql = (db: string): Layer.Layer<SqlClient.SqlClient, FleetUnavailable> =>
+export const sql = (db: string): Layer.Layer<SqlClient.SqlClient, FleetUnavailable | FleetNeedsPostgres> =>
   Layer.unwrapEffect(
-    Effect.map(parsed(db), (target) =>
+    Effect.map(postgres(db), (target) =>
       Layer.mapError(
         PgClient.layer({ url: Redacted.make(target.url), applicationName: "account-bills-fleet" }),
         (error) => new FleetUnavailable({ target: target.display, reason: error.message })
@@ -52,9 +56,9 @@ export const sql = (db: string): Layer.Layer<SqlClient.SqlClient, FleetUnavailab
  */
 export const accounts = (
   db: string
-): Layer.Layer<FleetAccounts | BillsStore, FleetUnavailable | StoreError, SqlClient.SqlClient> =>
+): Layer.Layer<FleetAccounts | BillsStore, FleetUnavailable | FleetNeedsPostgres | StoreError, SqlClient.SqlClient> =>
   Layer.unwrapEffect(
-    Effect.map(parsed(db), (target) => Layer.merge(FleetAccounts.layer(target.display), StoreLayer.layer(target)))
+    Effect.map(postgres(db), (target) => Layer.merge(FleetAccounts.layer(target.display), StoreLayer.layer(target)))
   )
 
 /**
@@ -63,5 +67,7 @@ export const accounts = (
  * @since 0.1.0
  * @category layers
  */
-export const layer = (db: string): Layer.Layer<FleetAccounts | BillsStore, FleetUnavailable | StoreError> =>
+export const layer = (
+  db: string
+): Layer.Layer<FleetAccounts | BillsStore, FleetUnavailable | FleetNeedsPostgres | StoreError> =>
   Layer.provide(accounts(db), sql(db))

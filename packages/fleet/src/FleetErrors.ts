@@ -52,6 +52,22 @@ export class FleetUnavailable extends Schema.TaggedError<FleetUnavailable>("@acc
 }
 
 /**
+ * The fleet's database is not PostgreSQL. `@effect/cluster`'s SQL storage has a SQLite path (shard
+ * locks as rows that expire), but the fleet's runners share one database across processes and
+ * machines, and its shard locks are PostgreSQL advisory locks, freed the moment a runner dies.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class FleetNeedsPostgres extends Schema.TaggedError<FleetNeedsPostgres>(
+  "@account-bills/fleet/FleetNeedsPostgres"
+)("FleetNeedsPostgres", { target: Schema.String }) {
+  override get message(): string {
+    return `the fleet needs a PostgreSQL database (postgres://…), not ${this.target}: its runners share one database for accounts, messages and shard locks across processes and machines, and the locks are PostgreSQL advisory locks, freed the moment a runner dies`
+  }
+}
+
+/**
  * No account of the fleet has this label.
  *
  * @since 0.1.0
@@ -86,4 +102,9 @@ export class BudgetUnavailable extends Schema.TaggedError<BudgetUnavailable>("@a
  * @since 0.1.0
  * @category errors
  */
-export type FleetError = FleetKeyInvalid | FleetCredentialsUnreadable | FleetUnavailable | FleetAccountUnknown
+export type FleetError =
+  | FleetKeyInvalid
+  | FleetCredentialsUnreadable
+  | FleetUnavailable
+  | FleetNeedsPostgres
+  | FleetAccountUnknown

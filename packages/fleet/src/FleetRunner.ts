@@ -18,6 +18,7 @@ import * as RunnerAddress from "@effect/cluster/RunnerAddress"
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Schedule from "effect/Schedule"
@@ -26,7 +27,7 @@ import type { AddressBudget } from "./AddressBudget.js"
 import { FleetAccounts } from "./FleetAccounts.js"
 import type { FleetCipher } from "./FleetCipher.js"
 import { AccountEntity, entityType, PassRequest } from "./FleetEntity.js"
-import type { FleetUnavailable } from "./FleetErrors.js"
+import type { FleetNeedsPostgres, FleetUnavailable } from "./FleetErrors.js"
 import * as FleetDatabase from "./FleetDatabase.js"
 
 /**
@@ -77,6 +78,15 @@ export const defaultSharding: Partial<ShardingConfig.ShardingConfig["Type"]> = {
 
 /** The per-key window and its margin: a new owner waits this long before its first request. */
 const keyWindow = Duration.millis(1_025)
+
+/** The annotations of a pass's end: per kind, the requests it sent and the bills it added. */
+const passFigures = (outcomes: ReadonlyArray<AccountPass.KindOutcome>): Record<string, number> =>
+  Object.fromEntries(
+    outcomes.flatMap((outcome) => [
+      [`${outcome.kind}_requests`, outcome.requests],
+      [`${outcome.kind}_added`, outcome.added]
+    ])
+  )
 
 /** Pending (unprocessed) pass messages per account, in the cluster's message table. */
 const pendingPasses = Effect.gen(function* () {
@@ -136,14 +146,22 @@ const entityLayer = (options: FleetRunnerOptions) =>
             return yield* schedule(request.at, now + interval)
           }
           yield* accounts.claim(label, owner)
-          // Read by the process test: a pass's begin and end bracket its store leases.
+          // Read by the process test and the bench: a pass's begin and end bracket its store
+          // leases, and its end says what each kind sent and stored.
           yield* Effect.logInfo("pass begins")
           const outcomes = yield* AccountPass.run(opened.right.account, opened.right.credentials, perKey, {
             pagesPerPass: options.pagesPerPass ?? 20,
             concurrency: options.concurrency,
             lease: options.lease,
             config: options.config
-          }).pipe(Effect.provide(context), Effect.ensuring(Effect.logInfo("pass ends")))
+          }).pipe(
+            Effect.provide(context),
+            Effect.onExit((exit) =>
+              Exit.isSuccess(exit)
+                ? Effect.logInfo("pass ends").pipe(Effect.annotateLogs(passFigures(exit.value)))
+                : Effect.logInfo("pass ends")
+            )
+          )
           const funding = outcomes.find((outcome) => outcome.kind === "funding")?.error
           const spot = outcomes.find((outcome) => outcome.kind === "spot")?.error
           yield* accounts.record(label, { funding, spot })
@@ -193,7 +211,7 @@ const reconciler = (options: FleetRunnerOptions) =>
  */
 export const layer = (
   options: FleetRunnerOptions
-): Layer.Layer<never, FleetUnavailable | StoreError, FleetCipher | AddressBudget> => {
+): Layer.Layer<never, FleetUnavailable | FleetNeedsPostgres | StoreError, FleetCipher | AddressBudget> => {
   const host = options.host ?? "127.0.0.1"
   const port = options.port ?? 34431
   const cluster = NodeClusterSocket.layer({

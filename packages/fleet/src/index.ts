@@ -24,6 +24,7 @@ export {
   FleetCredentialsUnreadable,
   type FleetError,
   FleetKeyInvalid,
+  FleetNeedsPostgres,
   FleetUnavailable
 } from "./FleetErrors.js"
 /**

@@ -87,6 +87,34 @@ describe.skipIf(postgresUrl === undefined)("AccountPass", () => {
       })
       expect(status.funding.coveredTo).toBeGreaterThanOrEqual(now - 60_000)
       expect(status.spot.coveredTo).toBeGreaterThanOrEqual(now - 60_000)
+
+      // A pass's figures are its own: the requests the exchange saw from it, the bills it added.
+      yield* fake.appendGenerated("funding", 250, { startMillis: now - 50_000, endMillis: now - 40_000 })
+      yield* fake.appendGenerated("spot", 250, { startMillis: now - 50_000, endMillis: now - 40_000 })
+      const mark = exchange.requests().length
+      const incremental = yield* Effect.gen(function* () {
+        const opened = yield* (yield* FleetAccounts).open("one")
+        const perKey = yield* BillsRateLimiter.make({ limit: 1000 })
+        return yield* AccountPass.run(opened.account, opened.credentials, perKey, {
+          pagesPerPass: 20,
+          config: { baseUrl: exchange.url }
+        })
+      }).pipe(Effect.provide(Layer.mergeAll(database, AddressBudget.layerNone, NodeHttpClient.layerUndici)))
+      const seen = exchange.requests().slice(mark)
+      expect(incremental).toMatchObject([
+        {
+          kind: "funding",
+          done: true,
+          added: 250,
+          requests: seen.filter((request) => request.operation === "fundingBills").length
+        },
+        {
+          kind: "spot",
+          done: true,
+          added: 250,
+          requests: seen.filter((request) => request.operation === "spotBills").length
+        }
+      ])
     }).pipe(Effect.scoped)
   )
 })

@@ -5,6 +5,7 @@
  * equals the exchange field for field, the exchange refused nothing for its limits, and no two
  * runners ever held one account at once.
  */
+import { SlidingWindow } from "@account-bills/core/testing"
 import { BillsStore } from "@account-bills/store"
 import * as SqlClient from "@effect/sql/SqlClient"
 import { describe, expect, it } from "@effect/vitest"
@@ -13,6 +14,7 @@ import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
 import { FleetAccounts, FleetCipher, FleetDatabase, FleetStatus } from "../src/index.js"
 import * as FleetExchange from "./support/FleetExchange.js"
+import { handOvers } from "./support/handOvers.js"
 import { bills, type PassEvent, type RunnerProcess } from "./support/runnerProcess.js"
 import { freshDatabase, postgresUrl, redisUrl, testKey } from "./support/services.js"
 
@@ -227,6 +229,19 @@ describe.skipIf(postgresUrl === undefined || redisUrl === undefined)("a fleet of
         console.info(
           `fleet process test: ${ops.length} requests in ${span.toFixed(1)} s (${(ops.length / span / 2).toFixed(1)} req/s per operation, budget ${ipRps}), ${log.filter((r) => r.status === 429).length} × 429, passes per runner ${runners.map((r) => r.events.filter((e) => e.event === "begins").length).join("/")}, ${orphans.size} accounts of the SIGKILLed runner picked up after ${Math.max(...pickedUp)} ms at most`
         )
+        // After a hand-over the new owner waits the per-key window before its first request: it
+        // cannot see what the old owner sent in its last one.
+        const window = SlidingWindow.defaultRateLimit === false ? 0 : SlidingWindow.defaultRateLimit.windowMillis
+        const handed = handOvers(
+          runners.flatMap((runner) => runner.events),
+          log,
+          (account) => credentialsOf(Number(account.slice("acct-".length))).apiKey
+        )
+        console.info(
+          `fleet process test: ${handed.length} hand-overs, the shortest ${Math.min(...handed.map((each) => each.gap))} ms from the old owner's last request to the new owner's first`
+        )
+        expect(handed.length).toBeGreaterThan(0)
+        expect(handed.filter((each) => each.gap < window)).toEqual([])
         expect(log.filter((request) => request.status === 429)).toEqual([])
         expect(new Set(log.map((request) => request.key)).size).toBe(accounts)
         expect(

@@ -166,6 +166,8 @@ const runFlags = {
 
 const runCommand = Command.make("run", runFlags, (flags) =>
   Effect.gen(function* () {
+    // Before the runner says it joins: a database it cannot use is a bad flag, said in one line.
+    yield* FleetDatabase.postgres(flags.db)
     const interval = yield* parseDuration(flags.interval)
     for (const [name, value] of [
       ["--max-rps", flags.maxRps],
@@ -260,7 +262,7 @@ export const main = (argv: ReadonlyArray<string>): Effect.Effect<number> => {
               .find((part) => part !== "") ?? "invalid command line"
           return report(first, 2)
         }
-        return report(error.message, error._tag === "FleetUsageError" ? 2 : 1)
+        return report(error.message, error._tag === "FleetUsageError" || error._tag === "FleetNeedsPostgres" ? 2 : 1)
       }),
       Effect.catchAllDefect((defect) => report(`internal error: ${String(defect)}`, 1)),
       Effect.provide(NodeContext.layer)

@@ -29,6 +29,11 @@ export interface FleetRequest {
   readonly operation: OperationName | undefined
   /** Arrival, epoch ms. */
   readonly at: number
+  /**
+   * When the client signed it (its ACCESS-TIMESTAMP), epoch ms by the sender's clock: taken
+   * under the sender's permits, free of this process's event-loop delays.
+   */
+  readonly signedAt: number | undefined
   readonly status: number
   /** Refused by the per-address limit (before the account's own). */
   readonly addressLimited: boolean
@@ -91,8 +96,10 @@ export const serve = (options: FleetExchangeOptions): Effect.Effect<FleetExchang
         const key = request.headers["access-key"] ?? ""
         const address = req.socket.remoteAddress ?? "unknown"
         const operation = operationOf(request.path)
+        const stamp = Number(request.headers["access-timestamp"] ?? Number.NaN)
+        const signedAt = Number.isFinite(stamp) ? stamp : undefined
         const respond = (response: FakeResponse, addressLimited: boolean) => {
-          log.push({ key, address, operation, at, status: statusOf(response), addressLimited })
+          log.push({ key, address, operation, at, signedAt, status: statusOf(response), addressLimited })
           if (response._tag === "Response" || response._tag === "Truncated") {
             res.writeHead(response.status, { ...response.headers, "content-length": Buffer.byteLength(response.body) })
             res.end(response.body)

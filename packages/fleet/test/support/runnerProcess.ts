@@ -17,6 +17,21 @@ export interface PassEvent {
   readonly event: "begins" | "ends"
   /** Epoch ms, as the runner stamped its log line (as the parent saw it, if it had no stamp). */
   readonly at: number
+  /** On the end of a pass that ran to its end: per kind, the requests it sent and the bills it added. */
+  readonly funding?: PassFigures | undefined
+  readonly spot?: PassFigures | undefined
+}
+
+export interface PassFigures {
+  readonly requests: number
+  readonly added: number
+}
+
+/** A kind's figures from the `<kind>_requests` and `<kind>_added` annotations of a log line. */
+const figuresOf = (line: string, kind: "funding" | "spot"): PassFigures | undefined => {
+  const requests = new RegExp(`\\b${kind}_requests=(\\d+)`).exec(line)
+  const added = new RegExp(`\\b${kind}_added=(\\d+)`).exec(line)
+  return requests === null || added === null ? undefined : { requests: Number(requests[1]), added: Number(added[1]) }
 }
 
 export interface RunnerProcess {
@@ -64,7 +79,9 @@ export const bills = (
         runner: name,
         account: (account[1] ?? "").replace(/^"|"$/g, ""),
         event: message[1] === "begins" ? "begins" : "ends",
-        at: Number.isNaN(logged) ? at : logged
+        at: Number.isNaN(logged) ? at : logged,
+        funding: figuresOf(line, "funding"),
+        spot: figuresOf(line, "spot")
       })
     }
   })
