@@ -11,7 +11,7 @@ import * as Effect from "effect/Effect"
 import * as Deferred from "effect/Deferred"
 import * as FiberId from "effect/FiberId"
 import * as Layer from "effect/Layer"
-import type * as Exit from "effect/Exit"
+import * as Exit from "effect/Exit"
 import * as PermitRule from "./internal/permitRule.js"
 import type { OperationName } from "./Operation.js"
 
@@ -69,7 +69,8 @@ export interface BillsRateLimiterShape {
    * Runs one request of `operation` under a permit. Takers are served first come, first served;
    * a taker interrupted while waiting gives its permit back. Without `observe`, the permit
    * counts in the window until the request has finished, because only then is its arrival at
-   * the server certain to lie in the past. With `observe`, the server's own stamp of the
+   * the server certain to lie in the past; a request interrupted on its way counts until it can
+   * no longer arrive (the longest round trip seen from its grant). With `observe`, the server's own stamp of the
    * request (`requestTime`), or without one how much round trips vary, places the arrival more
    * closely, so the next window can open sooner; see `internal/permitRule.ts` for the rules and
    * why they are safe.
@@ -202,7 +203,13 @@ const slidingWindow = (limit: number, spacing: number) => {
           const granted = yield* clockNow
           yield* Deferred.succeed(mine.granted, granted)
           const exit = yield* Effect.exit(restore(request))
-          const finished = yield* clockNow
+          const ended = yield* clockNow
+          // An interrupted request may be on the wire still and reach the server after this
+          // instant (the consumer stopped, a pass reached its bound): its slot lasts until it can
+          // no longer arrive, the longest round trip seen from its grant, or a window before any.
+          const finished = Exit.isInterrupted(exit)
+            ? Math.max(ended, granted + (rule.longestRoundTrip() ?? spacing))
+            : ended
           const outcome = observe?.(exit)
           const serverTime = outcome?.serverTime
           const settled: PermitRule.Settled = {

@@ -78,6 +78,8 @@ export interface PermitRule {
   readonly record: (settled: Settled, rateLimited: boolean) => void
   /** Whether stamps or round trips place arrivals now: a permit waiting by its answer may go sooner. */
   readonly trusted: () => boolean
+  /** The longest round trip an answered request took; `undefined` before the first answer. */
+  readonly longestRoundTrip: () => number | undefined
 }
 
 /** Samples kept to measure how much the way to the server varies. */
@@ -91,6 +93,8 @@ interface Track {
   readonly add: (value: number, granted: number) => void
   /** The smallest value seen. */
   readonly least: () => number
+  /** The largest value seen; `undefined` before the first. */
+  readonly most: () => number | undefined
   /** How much the values varied lately: a drop of that size is not ruled out. */
   readonly spread: () => number
   readonly seen: () => boolean
@@ -99,18 +103,21 @@ interface Track {
 /** `firstFinished` is when the earliest answer was read: a request granted later could reuse its connection. */
 const track = (firstFinished: () => number): Track => {
   let least = Number.POSITIVE_INFINITY
+  let most: number | undefined
   const recent: Array<number> = []
   let count = 0
   let reused = false
   return {
     add: (value, granted) => {
       least = Math.min(least, value)
+      most = Math.max(most ?? value, value)
       recent.push(value)
       if (recent.length > recentSamples) recent.shift()
       count++
       if (granted >= firstFinished()) reused = true
     },
     least: () => least,
+    most: () => most,
     spread: () => (recent.length === 0 ? 0 : Math.max(...recent) - Math.min(...recent)),
     seen: () => reused && count >= trustAfter
   }
@@ -138,6 +145,7 @@ export const make = (): PermitRule => {
       if (settled.answered) roundTrips.add(settled.finished - settled.granted, settled.granted)
       firstFinished = Math.min(firstFinished, settled.finished)
     },
-    trusted: () => stampsTrusted() || roundTripsTrusted()
+    trusted: () => stampsTrusted() || roundTripsTrusted(),
+    longestRoundTrip: () => roundTrips.most()
   }
 }

@@ -94,15 +94,54 @@ describe("BillsRateLimiter", () => {
     })
   )
 
-  it.effect("a request interrupted after its permit still ends its slot at the interruption", () =>
+  it.effect(
+    "a request interrupted on its way may still arrive: its slot lasts the longest round trip seen from its grant",
+    () =>
+      Effect.gen(function* () {
+        const limiter = yield* BillsRateLimiter.make({ limit: 1, window: Duration.millis(1000), margin: 0 })
+        // The wire: a request sent now reaches the server `oneWay` ms later whatever its sender
+        // does meanwhile, and is answered as long after.
+        const arrivals: Array<number> = []
+        const send = (oneWay: number) =>
+          Effect.gen(function* () {
+            const sent = yield* now
+            yield* Effect.forkDaemon(
+              Effect.zipRight(
+                Effect.sleep(Duration.millis(oneWay)),
+                Effect.sync(() => void arrivals.push(sent + oneWay))
+              )
+            )
+            yield* Effect.sleep(Duration.millis(2 * oneWay))
+          })
+        const answered = () => ({ serverTime: undefined, rateLimited: false, answered: true })
+        // One answered request: the longest round trip seen is 200 ms.
+        yield* Effect.fork(limiter.withPermit("spotBills", answered)(send(100)))
+        yield* TestClock.adjust(Duration.millis(200))
+        // The next is granted a window later, on a slower way, and given up 10 ms after its grant.
+        const given = yield* Effect.fork(limiter.withPermit("spotBills", answered)(send(150)))
+        yield* TestClock.adjust(Duration.millis(1010))
+        yield* Fiber.interrupt(given)
+        const after = yield* Effect.fork(limiter.withPermit("spotBills", answered)(send(100)))
+        yield* TestClock.adjust(Duration.seconds(3))
+        yield* Fiber.join(after)
+        // It reached the server anyway, 150 ms after its grant. Its slot ended 200 ms after the grant,
+        // so the next was granted a window later and arrived 1,150 ms after it, not 960 ms.
+        expect(arrivals).toHaveLength(3)
+        expect((arrivals[2] as number) - (arrivals[1] as number)).toBe(1150)
+        expect(busiestWindow(arrivals, 1000)).toBe(1)
+      })
+  )
+
+  it.effect("a request interrupted before any answer was seen counts a window from its grant", () =>
     Effect.gen(function* () {
       const limiter = yield* BillsRateLimiter.make({ limit: 1, window: Duration.millis(1000), margin: 0 })
       const hung = yield* Effect.fork(limiter.withPermit("spotBills")(Effect.never))
       yield* TestClock.adjust(Duration.millis(200))
       yield* Fiber.interrupt(hung)
       const next = yield* Effect.fork(timed(limiter.take("spotBills")))
-      yield* TestClock.adjust(Duration.seconds(2))
-      expect((yield* Fiber.join(next)).millis).toBe(1000)
+      yield* TestClock.adjust(Duration.seconds(3))
+      // Its slot lasts until a window after its grant (1,000 ms), then the next waits a window.
+      expect((yield* Fiber.join(next)).millis).toBe(1800)
     })
   )
 
