@@ -2,13 +2,16 @@
  * The distance between a client and the fake exchange: a round trip of `millis`, plus up to
  * `jitterMillis` drawn per request from a seeded source. Half of each request's delay passes
  * before the model counts and answers it, half after, as on a real network where the server
- * stamps `requestTime` somewhere in the middle of the round trip. The delays are `Effect.sleep`,
- * so under `TestClock` they cost no wall-clock time and stay deterministic.
+ * stamps `requestTime` somewhere in the middle of the round trip. A request on its way arrives
+ * even if its sender gives up meanwhile, as on a real network: a client that stops waiting has
+ * not recalled it, and the exchange counts it. The delays are `Effect.sleep`, so under
+ * `TestClock` they cost no wall-clock time and stay deterministic.
  *
  * @since 0.1.0
  */
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
 import * as Prng from "./Prng.js"
 
 /**
@@ -27,6 +30,8 @@ export interface LatencyOptions {
 
 /**
  * Wraps a handler so that each call waits half a round trip, runs, and waits the other half.
+ * The first half and the handler run apart from the caller: interrupting the caller leaves the
+ * request to arrive and be counted.
  *
  * @since 0.1.0
  * @category constructors
@@ -45,6 +50,9 @@ export const around = (
     Effect.suspend(() => {
       const there = half()
       const back = half()
-      return Effect.sleep(there).pipe(Effect.zipRight(handle), Effect.zipLeft(Effect.sleep(back)))
+      return Effect.forkDaemon(Effect.zipRight(Effect.sleep(there), handle)).pipe(
+        Effect.flatMap(Fiber.join),
+        Effect.zipLeft(Effect.sleep(back))
+      )
     })
 }
