@@ -8,10 +8,10 @@
  * Needs the servers of .ci/postgres and .ci/redis; without them the section says so and skips.
  */
 import { Effect, Layer, Redacted } from "effect"
-import { FleetAccounts, FleetCipher, FleetDatabase, FleetStatus } from "../packages/fleet/src/index.js"
+import { type FleetAccounts, FleetCipher, FleetDatabase, FleetStatus } from "../packages/fleet/src/index.js"
 import * as FleetExchange from "../packages/fleet/test/support/FleetExchange.js"
 import { bills, type RunnerProcess } from "../packages/fleet/test/support/runnerProcess.js"
-import { freshDatabase, testKey } from "../packages/fleet/test/support/services.js"
+import { addAccounts, freshDatabase, testKey } from "../packages/fleet/test/support/services.js"
 
 export interface FleetFigures {
   readonly accounts: number
@@ -81,22 +81,7 @@ export const fleetBench = async (quick: boolean): Promise<FleetFigures | undefin
         const database = FleetDatabase.layer(db).pipe(Layer.provide(FleetCipher.layer(Redacted.make(testKey))))
         const run = <A, E>(effect: Effect.Effect<A, E, FleetAccounts | import("@account-bills/store").BillsStore>) =>
           Effect.runPromise(Effect.provide(effect, database))
-        yield* Effect.promise(() =>
-          run(
-            Effect.forEach(
-              Array.from({ length: accounts }, (_, i) => i),
-              (i) =>
-                Effect.flatMap(FleetAccounts, (fleet) =>
-                  fleet.add(labelOf(i), {
-                    apiKey: Redacted.make(credentialsOf(i).apiKey),
-                    secret: Redacted.make(credentialsOf(i).secret),
-                    passphrase: Redacted.make(credentialsOf(i).passphrase)
-                  })
-                ),
-              { discard: true }
-            )
-          )
-        )
+        yield* Effect.promise(() => run(addAccounts(accounts, labelOf, credentialsOf)))
         const env = { BILLS_FLEET_KEY: testKey, WEEX_BASE_URL: exchange.url }
         const base = 42_000 + (process.pid % 300) * 3
         const runners: ReadonlyArray<RunnerProcess> = yield* Effect.acquireRelease(

@@ -17,11 +17,11 @@ import * as Logger from "effect/Logger"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as Scope from "effect/Scope"
-import { AddressBudget, FleetAccounts, FleetCipher, FleetDatabase, FleetRunner } from "../src/index.js"
+import { AddressBudget, FleetCipher, FleetDatabase, FleetRunner } from "../src/index.js"
 import * as FleetExchange from "./support/FleetExchange.js"
 import { handOvers } from "./support/handOvers.js"
 import type { PassEvent } from "./support/runnerProcess.js"
-import { freshDatabase, postgresUrl, testKey } from "./support/services.js"
+import { addAccounts, freshDatabase, postgresUrl, testKey } from "./support/services.js"
 
 const accounts = 6
 const credentialsOf = (i: number) => ({ apiKey: `key-${i}`, secret: `secret-${i}`, passphrase: `pass-${i}` })
@@ -86,18 +86,9 @@ describe.skipIf(postgresUrl === undefined)("a hand-over between runners", () => 
           }))
         })
         const cipher = FleetCipher.layer(Redacted.make(testKey))
-        yield* Effect.forEach(
-          Array.from({ length: accounts }, (_, i) => i),
-          (i) =>
-            Effect.flatMap(FleetAccounts, (fleet) =>
-              fleet.add(labelOf(i), {
-                apiKey: Redacted.make(credentialsOf(i).apiKey),
-                secret: Redacted.make(credentialsOf(i).secret),
-                passphrase: Redacted.make(credentialsOf(i).passphrase)
-              })
-            ),
-          { discard: true }
-        ).pipe(Effect.provide(FleetDatabase.layer(db).pipe(Layer.provide(cipher))))
+        yield* addAccounts(accounts, labelOf, credentialsOf).pipe(
+          Effect.provide(FleetDatabase.layer(db).pipe(Layer.provide(cipher)))
+        )
 
         const base = 43_000 + (process.pid % 500) * 2
         const runner = (port: number) =>

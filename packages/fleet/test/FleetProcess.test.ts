@@ -12,11 +12,11 @@ import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
-import { FleetAccounts, FleetCipher, FleetDatabase, FleetStatus } from "../src/index.js"
+import { FleetCipher, FleetDatabase, FleetStatus } from "../src/index.js"
 import * as FleetExchange from "./support/FleetExchange.js"
 import { handOvers } from "./support/handOvers.js"
 import { bills, type PassEvent, type RunnerProcess } from "./support/runnerProcess.js"
-import { freshDatabase, postgresUrl, redisUrl, testKey } from "./support/services.js"
+import { addAccounts, freshDatabase, postgresUrl, redisUrl, testKey } from "./support/services.js"
 
 const accounts = Number(process.env.FLEET_TEST_ACCOUNTS ?? 30)
 const ipRps = 20
@@ -92,18 +92,9 @@ describe.skipIf(postgresUrl === undefined || redisUrl === undefined)("a fleet of
           }))
         })
         const database = FleetDatabase.layer(db).pipe(Layer.provide(FleetCipher.layer(Redacted.make(testKey))))
-        yield* Effect.forEach(
-          Array.from({ length: accounts }, (_, i) => i),
-          (i) =>
-            Effect.flatMap(FleetAccounts, (fleet) =>
-              fleet.add(`acct-${String(i).padStart(2, "0")}`, {
-                apiKey: Redacted.make(credentialsOf(i).apiKey),
-                secret: Redacted.make(credentialsOf(i).secret),
-                passphrase: Redacted.make(credentialsOf(i).passphrase)
-              })
-            ),
-          { discard: true }
-        ).pipe(Effect.provide(database))
+        yield* addAccounts(accounts, (i) => `acct-${String(i).padStart(2, "0")}`, credentialsOf).pipe(
+          Effect.provide(database)
+        )
 
         const env = { BILLS_FLEET_KEY: testKey, WEEX_BASE_URL: exchange.url }
         const ports = [

@@ -7,6 +7,7 @@ import * as Reactivity from "@effect/experimental/Reactivity"
 import * as PgClient from "@effect/sql-pg/PgClient"
 import * as Effect from "effect/Effect"
 import * as Redacted from "effect/Redacted"
+import { FleetAccounts, type FleetKeyInvalid, type FleetUnavailable } from "../../src/index.js"
 
 export const postgresUrl = process.env.ACCOUNT_BILLS_PG_URL || undefined
 export const redisUrl = process.env.ACCOUNT_BILLS_REDIS_URL || undefined
@@ -33,3 +34,29 @@ export const freshDatabase = (url: string): Effect.Effect<string> =>
 
 /** A BILLS_FLEET_KEY for tests: 32 fixed bytes. */
 export const testKey = Buffer.alloc(32, 7).toString("base64")
+
+/** The credentials of a test account: plain strings, as the fake exchange knows them. */
+export interface TestCredentials {
+  readonly apiKey: string
+  readonly secret: string
+  readonly passphrase: string
+}
+
+/** Adds accounts `0 … count - 1` to the fleet, `labelOf(i)` with `credentialsOf(i)`. */
+export const addAccounts = (
+  count: number,
+  labelOf: (i: number) => string,
+  credentialsOf: (i: number) => TestCredentials
+): Effect.Effect<void, FleetKeyInvalid | FleetUnavailable, FleetAccounts> =>
+  Effect.forEach(
+    Array.from({ length: count }, (_, i) => i),
+    (i) =>
+      Effect.flatMap(FleetAccounts, (fleet) =>
+        fleet.add(labelOf(i), {
+          apiKey: Redacted.make(credentialsOf(i).apiKey),
+          secret: Redacted.make(credentialsOf(i).secret),
+          passphrase: Redacted.make(credentialsOf(i).passphrase)
+        })
+      ),
+    { discard: true }
+  )
