@@ -12,7 +12,7 @@ import {
   FakeExchange,
   type FakeExchangeOptions,
   type FakeExchangeService,
-  type FakeRequest,
+  fakeRequestOf,
   type FakeResponse,
   Latency
 } from "@account-bills/core/testing"
@@ -77,22 +77,6 @@ const loopbackHosts: ReadonlySet<string> = new Set(["127.0.0.1", "localhost", ":
  */
 export const isLoopback = (host: string): boolean => loopbackHosts.has(host)
 
-const toFakeRequest = (req: Http.IncomingMessage, body: string): FakeRequest => {
-  const target = req.url ?? "/"
-  const mark = target.indexOf("?")
-  const headers: Record<string, string> = {}
-  for (const [name, value] of Object.entries(req.headers)) {
-    if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(", ") : value
-  }
-  return {
-    method: req.method ?? "GET",
-    path: mark === -1 ? target : target.slice(0, mark),
-    query: mark === -1 ? "" : target.slice(mark + 1),
-    headers,
-    body
-  }
-}
-
 const send = (req: Http.IncomingMessage, res: Http.ServerResponse, response: FakeResponse): void => {
   switch (response._tag) {
     case "Reset":
@@ -131,7 +115,7 @@ export const serve = (
       const chunks: Array<Buffer> = []
       req.on("data", (chunk: Buffer) => chunks.push(chunk))
       req.on("end", () => {
-        const fiber = runFork(delayed(exchange.handle(toFakeRequest(req, Buffer.concat(chunks).toString("utf8")))))
+        const fiber = runFork(delayed(exchange.handle(fakeRequestOf(req, Buffer.concat(chunks).toString("utf8")))))
         res.on("close", () => {
           if (!res.writableEnded) runFork(Fiber.interrupt(fiber))
         })

@@ -55,6 +55,37 @@ export interface FakeRequest {
 }
 
 /**
+ * A request as an HTTP server hands it over (Node's `IncomingMessage` is one), with its body
+ * read, as the fake's handler takes it: the target split into path and query, repeated headers
+ * joined. For a server of your own in front of the fake exchange.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const fakeRequestOf = (
+  req: {
+    readonly method?: string | undefined
+    readonly url?: string | undefined
+    readonly headers: Readonly<Record<string, string | ReadonlyArray<string> | undefined>>
+  },
+  body: string
+): FakeRequest => {
+  const target = req.url ?? "/"
+  const mark = target.indexOf("?")
+  const headers: Record<string, string> = {}
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (value !== undefined) headers[name] = typeof value === "string" ? value : value.join(", ")
+  }
+  return {
+    method: req.method ?? "GET",
+    path: mark === -1 ? target : target.slice(0, mark),
+    query: mark === -1 ? "" : target.slice(mark + 1),
+    headers,
+    body
+  }
+}
+
+/**
  * What the handler answers. `Truncated` carries the already-cut body and is sent like a
  * `Response`; `Reset` drops the connection; `Hang` never answers.
  *

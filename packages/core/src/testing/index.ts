@@ -28,6 +28,7 @@ export {
   envelope,
   FakeFault,
   type FakeRequest,
+  fakeRequestOf,
   FakeResponse,
   htmlPage,
   jsonResponse,

@@ -11,7 +11,7 @@ import {
   FakeExchange,
   type FakeExchangeOptions,
   type FakeExchangeService,
-  type FakeRequest,
+  fakeRequestOf,
   type FakeResponse,
   rejectionResponse,
   rejections,
@@ -57,22 +57,6 @@ export interface FleetExchangeService {
 const operationOf = (path: string): OperationName | undefined =>
   path.endsWith("/fundingBills") ? "fundingBills" : path.endsWith("/bills") ? "spotBills" : undefined
 
-const toFakeRequest = (req: Http.IncomingMessage, body: string): FakeRequest => {
-  const target = req.url ?? "/"
-  const mark = target.indexOf("?")
-  const headers: Record<string, string> = {}
-  for (const [name, value] of Object.entries(req.headers)) {
-    if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(", ") : value
-  }
-  return {
-    method: req.method ?? "GET",
-    path: mark === -1 ? target : target.slice(0, mark),
-    query: mark === -1 ? "" : target.slice(mark + 1),
-    headers,
-    body
-  }
-}
-
 const statusOf = (response: FakeResponse) =>
   response._tag === "Response" || response._tag === "Truncated" ? response.status : 0
 
@@ -92,7 +76,7 @@ export const serve = (options: FleetExchangeOptions): Effect.Effect<FleetExchang
       req.on("data", (chunk: Buffer) => chunks.push(chunk))
       req.on("end", () => {
         const at = Date.now()
-        const request = toFakeRequest(req, Buffer.concat(chunks).toString("utf8"))
+        const request = fakeRequestOf(req, Buffer.concat(chunks).toString("utf8"))
         const key = request.headers["access-key"] ?? ""
         const address = req.socket.remoteAddress ?? "unknown"
         const operation = operationOf(request.path)
