@@ -294,3 +294,238 @@ describe("makeSpotPlan", () => {
     expect(p.requests()).toBe(1)
   })
 })
+
+describe("densityOf, at the edges", () => {
+  it("oldest-first measures from the window's start before the page, wherever it lies", () => {
+    expect(densityOf(state(100, 999, "oldest-first"), state(149, 999, "oldest-first"), 100)).toBe(2)
+  })
+
+  it("an empty page measures nothing", () => {
+    expect(densityOf(state(0, 999), state(0, 950), 0)).toBeUndefined()
+  })
+})
+
+describe("makeSpotPlan, the rest of the window", () => {
+  it("oldest-first, the rest after a page runs from the segment's edge to the window's end", () => {
+    const p = plan(state(1000, 9999, "oldest-first"), 1, 4)
+    const head = p.claimNext(0)?.claimed as Segment
+    expect(head.state).toMatchObject({ lo: 1000, hi: 1199 })
+    const after = p.afterPage(
+      head,
+      { before: head.state, next: { ...head.state, lo: 1100 }, bills: 100, received: 100 },
+      { sent: 0, now: 0 }
+    )
+    expect(after.rest).toMatchObject({ lo: 1100, hi: 9999 })
+  })
+
+  it("while the order is unknown, the rest after a page is the walk's own state", () => {
+    const p = plan(state(0, 9999, "unknown"), undefined, 4)
+    const head = p.claimNext(0)?.claimed as Segment
+    const next = { ...head.state, hi: 9000 }
+    const after = p.afterPage(head, { before: head.state, next, bills: 50, received: 50 }, { sent: 0, now: 0 })
+    expect(after.rest).toEqual(next)
+  })
+
+  it("oldest-first, the rest after a segment is everything after its end, as a fresh walk", () => {
+    const p = plan(state(1000, 9999, "oldest-first"), 1, 4)
+    const head = p.claimNext(0)?.claimed as Segment
+    const rest = p.afterEnd(head, { first: false, bills: 0 }, { sent: 0, now: 1 })
+    expect(rest).toMatchObject({ lo: 1200, hi: 9999, edgeMillisecond: undefined, edgeBillIds: [] })
+  })
+
+  it("newest-first, nothing is left after the segment that reaches the window's start", () => {
+    const p = plan(state(1000, 9999), 1, 1)
+    const only = p.claimNext(0)?.claimed as Segment
+    expect(only.state).toMatchObject({ lo: 1000, hi: 9999 })
+    expect(p.afterEnd(only, { first: false, bills: 0 }, { sent: 0, now: 1 })).toBeUndefined()
+  })
+})
+
+/**
+ * Walks the plan runs at the last answer: the head (density unknown at first) reads short pages,
+ * then a full one of 1 bill/ms, which lets it cut; the pieces are then claimed while walks are
+ * wanted. The pool began at `t0`; a concurrency of 9 leaves Little's law the last word.
+ */
+const walksAfter = (answers: ReadonlyArray<{ readonly sent: number; readonly now: number }>, t0: number) => {
+  const p = plan(state(0, 999_999), undefined, 9, t0)
+  const head = p.claimNext(t0)?.claimed as Segment
+  answers.forEach((timing, k) => {
+    const received = k === answers.length - 1 ? 100 : 50
+    const next = { ...head.state, hi: head.state.hi - 100 }
+    p.afterPage(head, { before: head.state, next, bills: received, received }, timing)
+  })
+  const at = answers[answers.length - 1]?.now as number
+  while (p.claimNext(at) !== undefined) {}
+  return segments(p).filter(([, , status]) => status === "walking").length
+}
+
+describe("makeSpotPlan, walks wanted by Little's law", () => {
+  const t0 = 10_000
+  const tenAnswers = (fetch: number) =>
+    Array.from({ length: 10 }, (_, k) => ({ sent: t0 + 1100 + 10 * k - fetch, now: t0 + 1100 + 10 * k }))
+
+  it("wants twice the rate over the last second times the fastest fetch", () => {
+    // 10 answers in the last second: 2 × 10/1000 × 100 ms = 2 walks; × 250 ms = 5 walks.
+    expect(walksAfter(tenAnswers(100), t0)).toBe(2)
+    expect(walksAfter(tenAnswers(250), t0)).toBe(5)
+  })
+
+  it("takes the fastest fetch, not the latest", () => {
+    const answers = tenAnswers(250)
+    answers[3] = { sent: (answers[3]?.now as number) - 100, now: answers[3]?.now as number }
+    expect(walksAfter(answers, t0)).toBe(2)
+  })
+
+  it("in the pool's first second, measures the rate over the time since it began", () => {
+    // 5 answers in the first 100 ms, 20 ms each: 2 × 5/100 × 20 = 2 walks.
+    const answers = Array.from({ length: 5 }, (_, k) => ({ sent: t0 + 20 * k, now: t0 + 20 * (k + 1) }))
+    expect(walksAfter(answers, t0)).toBe(2)
+  })
+
+  it("forgets an answer once a whole second has passed since it", () => {
+    // Ten answers at t0 + 1000 and one a second later: the ten count until then, not at it.
+    const old = Array.from({ length: 10 }, () => ({ sent: t0 + 750, now: t0 + 1000 }))
+    expect(walksAfter([...old, { sent: t0 + 1749, now: t0 + 1999 }], t0)).toBe(6)
+    expect(walksAfter([...old, { sent: t0 + 1750, now: t0 + 2000 }], t0)).toBe(1)
+  })
+
+  it("does not count a walk whose unread part holds a page or less: it ends with its next page", () => {
+    // One answer in 1 s at 400 ms a fetch wants one walk. The head, at 2 bills/ms, keeps 100 ms.
+    const at = (left: number) => {
+      const p = plan(state(0, 999_999), 2, 9, 0)
+      const head = p.claimNext(0)?.claimed as Segment
+      const pending = head.next as Segment
+      const next = { ...head.state, hi: head.state.lo + left - 1 }
+      p.afterPage(head, { before: head.state, next, bills: 50, received: 50 }, { sent: 600, now: 1000 })
+      return p.cutOff(pending, 1000)
+    }
+    // 50 ms at 2 bills/ms: one page, so the walk is not counted and the pending one is cut.
+    expect(at(50)).toBeDefined()
+    // 51 ms: more than a page, so it is counted and the one walk wanted is there.
+    expect(at(51)).toBeUndefined()
+  })
+
+  it("counts a walk whose density is unknown", () => {
+    // Head, then a piece, then a pending rest; the head ends on its first page, so the rest
+    // forgets its density and is claimed whole.
+    const p = plan(state(0, 99_999), 1, 9, 0)
+    const head = p.claimNext(0)?.claimed as Segment
+    const piece = p.claimNext(0)?.claimed as Segment
+    p.afterEnd(head, { first: true, bills: 0 }, undefined)
+    const unknown = p.claimNext(0)?.claimed as Segment
+    expect(unknown.density).toBeUndefined()
+    // A full page of the piece at 4 bills/ms, one answer in 1 s at 800 ms: two walks wanted,
+    // and the piece and the walk of unknown density are two.
+    const next = { ...piece.state, hi: piece.state.hi - 24 }
+    const after = p.afterPage(piece, { before: piece.state, next, bills: 100, received: 100 }, { sent: 200, now: 1000 })
+    expect(after.schedule).toBe(true)
+    expect(after.created).toBeUndefined()
+  })
+})
+
+describe("makeSpotPlan, halving", () => {
+  it("counts the pages left at the measured density", () => {
+    // 225 ms at 2 bills/ms: a piece of 100 ms, then 125 ms (2.5 pages) left, halved.
+    const p = plan(state(0, 224), 2, 9)
+    expect(p.claimNext(rateHorizonMillis)?.created?.state).toMatchObject({ lo: 0, hi: 124 })
+    expect(p.claimNext(rateHorizonMillis)?.created?.state).toMatchObject({ lo: 0, hi: 74 })
+  })
+
+  it("does not halve a segment of less than two pages", () => {
+    // 380 ms at 1 bill/ms: a piece of 200 ms, then 1.8 pages left.
+    const p = plan(state(0, 379), 1, 9)
+    expect(p.claimNext(rateHorizonMillis)?.created?.state).toMatchObject({ lo: 0, hi: 179 })
+    expect(p.claimNext(rateHorizonMillis)?.created).toBeUndefined()
+  })
+
+  it("counts the pool's first window from when it began", () => {
+    const halves = (at: number) => {
+      const p = plan(state(0, 449), 1, 9, 5000)
+      p.claimNext(at)
+      return p.claimNext(at)?.created
+    }
+    expect(halves(5000 + rateHorizonMillis - 1)).toBeUndefined()
+    expect(halves(5000 + rateHorizonMillis)?.state).toMatchObject({ lo: 0, hi: 149 })
+  })
+
+  it("a segment whose density is unknown does not count as long: it may be short", () => {
+    // Head, a piece, and a pending rest that forgets its density when the piece ends at once.
+    const p = plan(state(0, 649), 1, 9)
+    const head = p.claimNext(rateHorizonMillis)?.claimed as Segment
+    const piece = p.claimNext(rateHorizonMillis)?.claimed as Segment
+    expect(segments(p)).toEqual([
+      [450, 649, "walking"],
+      [250, 449, "walking"],
+      [0, 249, "pending"]
+    ])
+    p.afterEnd(piece, { first: true, bills: 0 }, undefined)
+    expect(p.cutOff(head, rateHorizonMillis)?.state).toMatchObject({ lo: 450, hi: 549 })
+  })
+})
+
+describe("makeSpotPlan, bookkeeping", () => {
+  it("counts a request per page and per end that fetched, and none for an end without a request", () => {
+    const p = plan(state(0, 99_999), 1, 2)
+    const head = p.claimNext(0)?.claimed as Segment
+    const second = p.claimNext(0)?.claimed as Segment
+    p.afterPage(
+      head,
+      { before: head.state, next: { ...head.state, hi: head.state.hi - 100 }, bills: 100, received: 100 },
+      { sent: 0, now: 5 }
+    )
+    expect(p.requests()).toBe(1)
+    p.afterEnd(second, { first: false, bills: 0 }, undefined)
+    expect(p.requests()).toBe(1)
+    p.afterEnd(head, { first: false, bills: 3 }, { sent: 5, now: 9 })
+    expect(p.requests()).toBe(2)
+  })
+
+  it("a short page keeps the density measured before", () => {
+    const p = plan(state(0, 99_999), 1, 9)
+    const head = p.claimNext(0)?.claimed as Segment
+    const next = { ...head.state, hi: head.state.hi - 100 }
+    p.afterPage(head, { before: head.state, next, bills: 50, received: 50 }, { sent: 0, now: 0 })
+    expect(head.density).toBe(1)
+  })
+
+  it("a segment that ends after its first page leaves the densities after it as they are", () => {
+    const p = plan(state(0, 9999), 1, 9)
+    const head = p.claimNext(0)?.claimed as Segment
+    const pending = head.next as Segment
+    p.afterEnd(head, { first: false, bills: 3 }, { sent: 0, now: 1 })
+    expect(pending.density).toBe(1)
+  })
+
+  it("a segment that ends on its first page leaves walking segments' densities as they are", () => {
+    const p = plan(state(0, 9999), 1, 9)
+    const head = p.claimNext(0)?.claimed as Segment
+    const piece = p.claimNext(0)?.claimed as Segment
+    const pending = piece.next as Segment
+    p.afterEnd(head, { first: true, bills: 0 }, { sent: 0, now: 1 })
+    expect(piece.density).toBe(1)
+    expect(pending.density).toBeUndefined()
+  })
+
+  it("a segment holds the bills of its pages until the consumer takes them", () => {
+    const p = plan(state(0, 99_999), 1, 9)
+    const head = p.claimNext(0)?.claimed as Segment
+    const next = { ...head.state, hi: head.state.hi - 100 }
+    p.afterPage(head, { before: head.state, next, bills: 100, received: 100 }, { sent: 0, now: 0 })
+    expect(head.held).toBe(100)
+    p.emitted(head, 60, false)
+    expect(head.held).toBe(40)
+  })
+
+  it("room: a walk after the head counts against the buffer's bound before it holds a bill", () => {
+    const p = plan(state(0, 99_999), 1, 2)
+    const head = p.claimNext(0)?.claimed as Segment
+    p.afterEnd(head, { first: false, bills: 5 }, undefined)
+    const second = p.claimNext(0)?.claimed as Segment
+    const third = p.claimNext(0)?.claimed as Segment
+    p.afterEnd(third, { first: false, bills: 5 }, undefined)
+    // One walk of two, but the second walks (holding nothing yet) and the third holds bills.
+    expect(second.status).toBe("walking")
+    expect(second.held).toBe(0)
+    expect(p.room()).toBe(false)
+  })
+})
