@@ -480,11 +480,16 @@ describe("makeSpotPlan, bookkeeping", () => {
     expect(p.requests()).toBe(2)
   })
 
-  it("a short page keeps the density measured before", () => {
-    const p = plan(state(0, 99_999), 1, 9)
+  /** Claims the head of `p` and hands it one page of `received` records over 100 ms. */
+  const headAfterPage = (p: ReturnType<typeof plan>, received: number) => {
     const head = p.claimNext(0)?.claimed as Segment
     const next = { ...head.state, hi: head.state.hi - 100 }
-    p.afterPage(head, { before: head.state, next, bills: 50, received: 50 }, { sent: 0, now: 0 })
+    p.afterPage(head, { before: head.state, next, bills: received, received }, { sent: 0, now: 0 })
+    return head
+  }
+
+  it("a short page keeps the density measured before", () => {
+    const head = headAfterPage(plan(state(0, 99_999), 1, 9), 50)
     expect(head.density).toBe(1)
   })
 
@@ -508,9 +513,7 @@ describe("makeSpotPlan, bookkeeping", () => {
 
   it("a segment holds the bills of its pages until the consumer takes them", () => {
     const p = plan(state(0, 99_999), 1, 9)
-    const head = p.claimNext(0)?.claimed as Segment
-    const next = { ...head.state, hi: head.state.hi - 100 }
-    p.afterPage(head, { before: head.state, next, bills: 100, received: 100 }, { sent: 0, now: 0 })
+    const head = headAfterPage(p, 100)
     expect(head.held).toBe(100)
     p.emitted(head, 60, false)
     expect(head.held).toBe(40)
