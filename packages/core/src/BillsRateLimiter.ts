@@ -70,10 +70,10 @@ export interface BillsRateLimiterShape {
    * a taker interrupted while waiting gives its permit back. Without `observe`, the permit
    * counts in the window until the request has finished, because only then is its arrival at
    * the server certain to lie in the past; a request interrupted on its way counts until it can
-   * no longer arrive (the longest round trip seen from its grant). With `observe`, the server's own stamp of the
-   * request (`requestTime`), or without one how much round trips vary, places the arrival more
-   * closely, so the next window can open sooner; see `internal/permitRule.ts` for the rules and
-   * why they are safe.
+   * no longer arrive (the longest round trip seen from its grant). With `observe`, the server's
+   * own stamp of the request (`requestTime`), or without one how much round trips vary, places
+   * the arrival more closely, so the next window can open sooner; see `internal/permitRule.ts`
+   * for the rules and why they are safe.
    */
   readonly withPermit: (
     operation: OperationName,
