@@ -18,6 +18,7 @@ import { BillsRateLimiter, type OperationName } from "@account-bills/core"
 import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as Metric from "effect/Metric"
 import * as Schedule from "effect/Schedule"
@@ -179,7 +180,17 @@ export class AddressBudget extends Context.Tag("@account-bills/fleet/AddressBudg
                   restore(grant(key, member, operation)).pipe(
                     Effect.withSpan("AddressBudget.grant", { attributes: { operation } })
                   ),
-                  Effect.ensuring(restore(request), release(key, member))
+                  Effect.onExit(restore(request), (exit) =>
+                    // A request given up on its way may still reach the exchange: its grant
+                    // counts one more window before it is released, apart from the one giving up.
+                    Exit.isInterrupted(exit)
+                      ? Effect.asVoid(
+                          Effect.forkDaemon(
+                            Effect.zipRight(Effect.sleep(Duration.millis(spacing)), release(key, member))
+                          )
+                        )
+                      : release(key, member)
+                  )
                 )
               )
             })

@@ -62,6 +62,9 @@ export interface FleetRunnerOptions {
 /**
  * The cluster's timings the fleet uses: a dead runner's shards move within about 15 s (health
  * checks every 5 s, assignments refreshed every 2 s), and due passes are polled every second.
+ * A runner that is stopped interrupts its passes within a second (each resumes from its last
+ * committed page on the account's next owner): its shards move before the cluster's termination
+ * timeout would run out, and a pass left running for 10 s overlapped the next owner's.
  *
  * @since 0.1.0
  * @category constants
@@ -73,7 +76,7 @@ export const defaultSharding: Partial<ShardingConfig.ShardingConfig["Type"]> = {
   runnerHealthCheckInterval: Duration.seconds(5),
   shardLockRefreshInterval: Duration.seconds(5),
   shardLockExpiration: Duration.seconds(15),
-  entityTerminationTimeout: Duration.seconds(10)
+  entityTerminationTimeout: Duration.seconds(1)
 }
 
 /** The per-key window and its margin: a new owner waits this long before its first request. */
