@@ -1,3 +1,4 @@
+import { availableParallelism } from "node:os"
 import { defineConfig } from "vitest/config"
 
 // Tests run the workspace packages from their sources: the "@account-bills/source" export
@@ -10,6 +11,9 @@ export default defineConfig({
   ssr: { resolve: { conditions } },
   test: {
     include: ["packages/*/test/**/*.test.ts", "examples/**/*.test.ts"],
-    testTimeout: 60_000
+    testTimeout: 60_000,
+    // Vitest leaves a core to its main process; most of the long files wait (on child
+    // processes, servers, databases) rather than compute, so a worker per core finishes sooner.
+    maxWorkers: Math.max(2, availableParallelism())
   }
 })
