@@ -1,8 +1,8 @@
 /**
  * The store's figures: requests a later sync needs for 1,000 new bills per account (goal: at
- * most ⌈1000/100⌉ + 2 = 12, as a fleet's pass), and the time of a first sync into SQLite beside an export of the same pages to
- * nowhere, both under the exchange's rate limit (10 requests per second per operation), which
- * is what decides a user's time. Run by bench/run.ts as section 6.
+ * most ⌈1000/100⌉ + 2 = 12, as a fleet's pass), and the time of a first sync into SQLite beside
+ * an export of the same pages to nowhere, both under the exchange's rate limit (10 requests per
+ * second per operation), which is what decides a user's time. Run by bench/run.ts as section 8.
  */
 import { rmSync, mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"

@@ -3,8 +3,7 @@
  * (so that an account can move well within one per-key window): runner A passes every account,
  * B joins, A leaves as SIGTERM makes it leave. The new owner cannot see what the old one sent
  * in its last window, so its first request for the account comes a whole window after the old
- * owner's last (by the senders' own ACCESS-TIMESTAMPs). No claim on 429s here: the fake shares
- * this process's event loop with both runners, and the 0 × 429 of the fleet is the process test's.
+ * owner's last (by the senders' own ACCESS-TIMESTAMPs), and the exchange refuses nothing.
  */
 import { SlidingWindow } from "@account-bills/core/testing"
 import { describe, expect, it } from "@effect/vitest"
@@ -125,6 +124,7 @@ describe.skipIf(postgresUrl === undefined)("a hand-over between runners", () => 
         )
         expect(new Set(handed.map((each) => each.account)).size, warnings.join("\n")).toBe(accounts)
         expect(handed.filter((each) => each.gap < window)).toEqual([])
+        expect(exchange.requests().filter((request) => request.status === 429)).toEqual([])
       }).pipe(Effect.scoped, Effect.provide(Logger.replace(Logger.defaultLogger, capture)))
     },
     120_000
