@@ -14,7 +14,7 @@
  * @since 0.1.0
  */
 import * as Crypto from "node:crypto"
-import { BillsRateLimiter, type OperationName } from "@account-bills/core"
+import { BillsRateLimiter, type BillsRateLimiterShape, type OperationName } from "@account-bills/core"
 import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -22,6 +22,7 @@ import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as Metric from "effect/Metric"
 import * as Schedule from "effect/Schedule"
+import * as SynchronizedRef from "effect/SynchronizedRef"
 import { Redis } from "ioredis"
 import { BudgetUnavailable } from "./FleetErrors.js"
 import * as FleetMetrics from "./FleetMetrics.js"
@@ -34,8 +35,15 @@ import { grantScript, logKey, releaseScript } from "./internal/slidingLog.js"
  * @category models
  */
 export interface AddressBudgetShape {
-  /** Runs one request of `operation` under a grant of this address's budget. */
-  readonly withGrant: (operation: OperationName) => <A, E, R>(request: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
+  /**
+   * Runs one request of `operation` under a grant of the budget of `address` (a runner that
+   * spreads its accounts over several egress addresses draws from each address's own budget);
+   * without one, the budget's own `address`.
+   */
+  readonly withGrant: (
+    operation: OperationName,
+    address?: string | undefined
+  ) => <A, E, R>(request: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
 }
 
 /**
@@ -55,7 +63,10 @@ export interface AddressBudgetOptions {
    * millisecond rounding of the budget's and the exchange's clocks.
    */
   readonly margin?: Duration.DurationInput | undefined
-  /** The address the budget is for, as Redis keys name it. Default `default`. */
+  /**
+   * The address the budget is for when a grant names none, as Redis keys name it. Default
+   * `default`.
+   */
   readonly address?: string | undefined
   /**
    * The longest a request may take (the client's timeout, with room): a grant of a process that
@@ -90,30 +101,45 @@ export class AddressBudget extends Context.Tag("@account-bills/fleet/AddressBudg
   static readonly layerMemory = (options: AddressBudgetOptions): Layer.Layer<AddressBudget> =>
     Layer.effect(
       AddressBudget,
-      Effect.map(
+      Effect.gen(function* () {
         // Without `observe`, the limiter counts a permit until its request has finished.
-        BillsRateLimiter.make({ limit: options.limit, window: spacingOf(options), margin: 0, arrival: "answer" }),
-        (limiter) =>
-          AddressBudget.of({
-            withGrant: (operation) => (request) =>
-              Effect.gen(function* () {
-                const asked = yield* Effect.clockWith((clock) => clock.currentTimeMillis)
-                let granted = asked
-                const result = yield* limiter.withPermit(operation)(
-                  Effect.zipRight(
-                    Effect.clockWith((clock) =>
-                      Effect.sync(() => {
-                        granted = clock.unsafeCurrentTimeMillis()
-                      })
-                    ),
-                    request
-                  )
-                )
-                if (granted > asked) yield* waited(operation)
-                return result
-              })
+        const limiterOf = BillsRateLimiter.make({
+          limit: options.limit,
+          window: spacingOf(options),
+          margin: 0,
+          arrival: "answer"
+        })
+        const fallback = options.address ?? "default"
+        const limiters = yield* SynchronizedRef.make(new Map<string, BillsRateLimiterShape>())
+        // One limiter per address, made on its first grant.
+        const limiterFor = (address: string) =>
+          SynchronizedRef.modifyEffect(limiters, (map) => {
+            const found = map.get(address)
+            return found !== undefined
+              ? Effect.succeed([found, map] as const)
+              : Effect.map(limiterOf, (made) => [made, new Map(map).set(address, made)] as const)
           })
-      )
+        return AddressBudget.of({
+          withGrant: (operation, address) => (request) =>
+            Effect.gen(function* () {
+              const limiter = yield* limiterFor(address ?? fallback)
+              const asked = yield* Effect.clockWith((clock) => clock.currentTimeMillis)
+              let granted = asked
+              const result = yield* limiter.withPermit(operation)(
+                Effect.zipRight(
+                  Effect.clockWith((clock) =>
+                    Effect.sync(() => {
+                      granted = clock.unsafeCurrentTimeMillis()
+                    })
+                  ),
+                  request
+                )
+              )
+              if (granted > asked) yield* waited(operation)
+              return result
+            })
+        })
+      })
     )
 
   /**
@@ -169,9 +195,9 @@ export class AddressBudget extends Context.Tag("@account-bills/fleet/AddressBudg
         const release = (key: string, member: string) =>
           Effect.asVoid(persist(() => redis.eval(releaseScript, 1, key, member) as Promise<number>))
         return AddressBudget.of({
-          withGrant: (operation) => (request) =>
+          withGrant: (operation, granted) => (request) =>
             Effect.suspend(() => {
-              const key = logKey("bills:budget", address, operation)
+              const key = logKey("bills:budget", granted ?? address, operation)
               const member = Crypto.randomUUID()
               // Interrupted while waiting: no grant is left behind but one given in that very
               // instant, and that one frees itself after `hold`.

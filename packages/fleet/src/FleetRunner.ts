@@ -16,6 +16,8 @@ import * as NodeClusterSocket from "@effect/platform-node/NodeClusterSocket"
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import * as RunnerAddress from "@effect/cluster/RunnerAddress"
 import * as SqlClient from "@effect/sql/SqlClient"
+import * as HttpClient from "@effect/platform/HttpClient"
+import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
@@ -23,12 +25,13 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Schedule from "effect/Schedule"
 import * as AccountPass from "./AccountPass.js"
-import type { AddressBudget } from "./AddressBudget.js"
+import { AddressBudget } from "./AddressBudget.js"
 import { FleetAccounts } from "./FleetAccounts.js"
 import type { FleetCipher } from "./FleetCipher.js"
 import { AccountEntity, entityType, PassRequest } from "./FleetEntity.js"
 import type { FleetNeedsPostgres, FleetUnavailable } from "./FleetErrors.js"
 import * as FleetDatabase from "./FleetDatabase.js"
+import * as Egress from "./internal/egress.js"
 
 /**
  * Settings of a runner.
@@ -55,6 +58,13 @@ export interface FleetRunnerOptions {
   readonly maxRps?: number | undefined
   /** Client settings: base URL, locale, timeout. */
   readonly config?: BillsConfigInput | undefined
+  /**
+   * Local addresses to send the accounts' requests from, each with its own budget (the exchange
+   * limits each source address apart). An account always leaves from the same one of them, chosen
+   * by its label, so every runner given the same list agrees. Default: the system's choice, one
+   * budget.
+   */
+  readonly localAddresses?: ReadonlyArray<string> | undefined
   /** The cluster's timings, for tests; every runner of a fleet must use the same `shardsPerGroup`. */
   readonly sharding?: Partial<ShardingConfig.ShardingConfig["Type"]> | undefined
 }
@@ -107,7 +117,7 @@ const purgeProcessed = Effect.gen(function* () {
   yield* sql`DELETE FROM cluster_messages WHERE entity_type = ${entityType} AND processed = true`
 })
 
-const entityLayer = (options: FleetRunnerOptions) =>
+const entityLayer = (options: FleetRunnerOptions, egress: ReadonlyArray<Egress.EgressRoute>) =>
   AccountEntity.toLayer(
     Effect.gen(function* () {
       const address = yield* Entity.CurrentAddress
@@ -117,6 +127,19 @@ const entityLayer = (options: FleetRunnerOptions) =>
       const accounts = yield* FleetAccounts
       const sql = yield* SqlClient.SqlClient
       const context = yield* Effect.context<AccountPass.PassServices>()
+      // An account with egress addresses leaves from its own one, under that address's budget.
+      const route = Egress.routeOf(label, egress)
+      const budget = Context.get(context, AddressBudget)
+      const routed =
+        route === undefined
+          ? context
+          : context.pipe(
+              Context.add(HttpClient.HttpClient, route.client),
+              Context.add(
+                AddressBudget,
+                AddressBudget.of({ withGrant: (operation) => budget.withGrant(operation, route.address) })
+              )
+            )
       const perKey = yield* BillsRateLimiter.make({ limit: options.maxRps ?? 10 })
       const makeClient = yield* AccountEntity.client
       const interval = Duration.toMillis(options.interval ?? Duration.minutes(1))
@@ -158,7 +181,7 @@ const entityLayer = (options: FleetRunnerOptions) =>
             lease: options.lease,
             config: options.config
           }).pipe(
-            Effect.provide(context),
+            Effect.provide(routed),
             Effect.onExit((exit) =>
               Exit.isSuccess(exit)
                 ? Effect.logInfo("pass ends").pipe(Effect.annotateLogs(passFigures(exit.value)))
@@ -225,7 +248,9 @@ export const layer = (
       runnerAddress: Option.some(RunnerAddress.RunnerAddress.make({ host, port }))
     }
   })
-  return Layer.mergeAll(entityLayer(options), reconciler(options)).pipe(
+  const addresses = options.localAddresses ?? []
+  const accounts = Layer.unwrapScoped(Effect.map(Egress.routes(addresses), (egress) => entityLayer(options, egress)))
+  return Layer.mergeAll(accounts, reconciler(options)).pipe(
     Layer.provide(Layer.orDie(cluster)),
     Layer.provide(FleetDatabase.accounts(options.db)),
     Layer.provide(NodeHttpClient.layerUndici),

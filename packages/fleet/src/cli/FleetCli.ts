@@ -23,6 +23,7 @@ import * as LogLevel from "effect/LogLevel"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import { AddressBudget } from "../AddressBudget.js"
+import * as Egress from "../internal/egress.js"
 import { FleetAccounts } from "../FleetAccounts.js"
 import { FleetCipher } from "../FleetCipher.js"
 import * as FleetDatabase from "../FleetDatabase.js"
@@ -158,6 +159,12 @@ const runFlags = {
     Options.withDescription("requests in flight per kind and account"),
     Options.optional
   ),
+  localAddress: Options.text("local-address").pipe(
+    Options.withDescription(
+      "local addresses to send requests from, comma-separated (A,B,...): the exchange limits each source address apart, so each gets its own budget of --ip-rps; an account always leaves from the same one"
+    ),
+    Options.optional
+  ),
   pagesPerPass: Options.integer("pages-per-pass").pipe(
     Options.withDescription("pages per kind in one pass; longer walks continue in the next pass"),
     Options.withDefault(20)
@@ -177,6 +184,17 @@ const runCommand = Command.make("run", runFlags, (flags) =>
     ] as const) {
       if (value < 1) return yield* new FleetUsageError({ reason: `${name} must be at least 1, got ${value}` })
     }
+    const localAddresses = Option.match(flags.localAddress, {
+      onNone: () => [],
+      onSome: (list) => list.split(",").map((each) => each.trim())
+    })
+    for (const address of localAddresses) {
+      const why = yield* Egress.unusable(address)
+      if (why !== undefined) return yield* new FleetUsageError({ reason: `--local-address ${address} ${why}` })
+    }
+    if (new Set(localAddresses).size !== localAddresses.length) {
+      return yield* new FleetUsageError({ reason: "--local-address names an address twice" })
+    }
     const baseUrl = yield* Config.option(Config.nonEmptyString("WEEX_BASE_URL"))
     const budget = Option.match(flags.ipRps, {
       onNone: () => AddressBudget.layerNone,
@@ -194,6 +212,7 @@ const runCommand = Command.make("run", runFlags, (flags) =>
       maxRps: flags.maxRps,
       pagesPerPass: flags.pagesPerPass,
       concurrency: Option.getOrUndefined(flags.concurrency),
+      localAddresses,
       config: Option.match(baseUrl, { onNone: () => ({}), onSome: (url) => ({ baseUrl: url }) })
     }).pipe(Layer.provide(budget), Layer.provide(FleetCipher.layerConfig))
     // SIGTERM is a hand-over, not a failure: the runner's layer closes (its accounts move to the
