@@ -41,9 +41,10 @@ import { horizonBench } from "./horizon.js"
 import { measureStartup } from "./startup.js"
 import { syncBench } from "./sync.js"
 import { fleetBench } from "./fleet.js"
+import { addressBench } from "./fleetAddresses.js"
 
 const quick = process.argv.includes("--quick")
-/** `--only <name>` runs one section: throughput, decoding, saturation, memory, far, startup, store, fleet or horizon. */
+/** `--only <name>` runs one section: throughput, decoding, saturation, memory, far, startup, store, fleet, horizon or addresses. */
 const onlyAt = process.argv.indexOf("--only")
 const only = onlyAt >= 0 ? process.argv[onlyAt + 1] : undefined
 const wanted = (name: string) => only === undefined || only === name
@@ -636,6 +637,54 @@ const horizon = async () => {
   }
 }
 
+// 11. The fleet on one egress address and on three (bench/fleetAddresses.ts).
+const addresses = async () => {
+  const figures = await addressBench(quick, (line) => console.error(line))
+  if (figures === undefined) {
+    console.error(
+      "11. fleet addresses: skipped, no ACCOUNT_BILLS_PG_URL / ACCOUNT_BILLS_REDIS_URL (run through .ci/postgres and .ci/redis)"
+    )
+    return
+  }
+  results.addresses = figures
+  const section = `11 fleet addresses (${figures.ipRps} req/s per address, 3 runners, ${availableParallelism()} cores)`
+  for (const run of figures.runs) {
+    const label = `${run.accounts} accounts × ${run.billsPerAccount} bills, ${run.addresses.length} address${run.addresses.length > 1 ? "es" : ""}`
+    if (run.rateLimited > 0) failures.push(`fleet addresses: ${run.rateLimited} requests answered 429`)
+    row(section, `${label}: accounts brought current per minute`, fmt(run.accountsPerMinute, 1))
+    const used = Object.values(run.budgetUsed)
+    row(
+      section,
+      `${label}: budget used per address`,
+      Object.entries(run.budgetUsed)
+        .map(([address, share]) => `${address} ${fmt(share, 2)}`)
+        .join(", "),
+      ">= 0.9 each",
+      used.every((share) => share >= 0.9)
+    )
+    const cost = Math.max(run.steadyPass.funding, run.steadyPass.spot)
+    row(
+      section,
+      `${label}: requests of a pass with nothing new, funding / spot`,
+      `${fmt(run.steadyPass.funding, 2)} / ${fmt(run.steadyPass.spot, 2)}`
+    )
+    row(
+      section,
+      `${label}: capacity, accounts per address at a 60 s interval (${figures.ipRps} × 60 / ${fmt(cost, 2)})`,
+      fmt((figures.ipRps * 60) / Math.max(cost, 1))
+    )
+    if (run.failoverSeconds !== undefined) {
+      row(
+        section,
+        `${label}: failover after SIGKILL, s`,
+        fmt(run.failoverSeconds, 1),
+        "<= 30",
+        run.failoverSeconds <= 30
+      )
+    }
+  }
+}
+
 const main = async () => {
   const started = performance.now()
   console.error(`bench (${quick ? "quick" : "full"}): ${availableParallelism()} cores, node ${process.version}`)
@@ -676,6 +725,10 @@ const main = async () => {
     if (wanted("horizon")) {
       console.error("10. history horizon (TestClock) ...")
       await horizon()
+    }
+    if (wanted("addresses")) {
+      console.error("11. fleet on several egress addresses (runner processes, PostgreSQL and Redis) ...")
+      await addresses()
     }
   } catch (error) {
     failures.push(String(error))

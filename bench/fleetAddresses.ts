@@ -1,0 +1,212 @@
+/**
+ * The fleet on several egress addresses (bench/run.ts section 11): many small accounts, three
+ * `bills fleet run` processes sharing Redis budgets, first on one loopback address and then
+ * spread over three (`--local-address`), against the loopback fleet exchange that limits each
+ * source address apart at the budget. Per run: accounts brought current per minute, the share of
+ * each address's budget used while they were, and the cost of a steady pass (requests per pass
+ * and kind when nothing is new), from which the capacity rule follows; on three addresses also
+ * the failover after a SIGKILL.
+ * Needs the servers of .ci/postgres and .ci/redis; without them the section says so and skips.
+ */
+import { Effect, Layer, Redacted } from "effect"
+import { FleetCipher, FleetDatabase, FleetStatus } from "../packages/fleet/src/index.js"
+import * as FleetExchange from "../packages/fleet/test/support/FleetExchange.js"
+import { bills, type RunnerProcess } from "../packages/fleet/test/support/runnerProcess.js"
+import { addAccounts, freshDatabase, testKey } from "../packages/fleet/test/support/services.js"
+
+export interface AddressRun {
+  readonly addresses: ReadonlyArray<string>
+  readonly accounts: number
+  readonly billsPerAccount: number
+  readonly accountsPerMinute: number
+  /** Per address: its busiest operation's requests per second over the middle 80 % of them, over the budget. */
+  readonly budgetUsed: Readonly<Record<string, number>>
+  /** Requests per pass and kind of an account with nothing new, measured over the steady fleet. */
+  readonly steadyPass: { readonly funding: number; readonly spot: number }
+  /** The kill to the first pass of each of the dead runner's accounts on another runner; three addresses only. */
+  readonly failoverSeconds: number | undefined
+  readonly rateLimited: number
+}
+
+export interface AddressFigures {
+  readonly ipRps: number
+  readonly intervalSeconds: number
+  readonly runs: ReadonlyArray<AddressRun>
+}
+
+const day = 86_400_000
+const ipRps = 10
+const intervalSeconds = 3
+const credentialsOf = (i: number) => ({ apiKey: `many-${i}`, secret: `secret-${i}`, passphrase: `pass-${i}` })
+const labelOf = (i: number) => `many-${String(i).padStart(3, "0")}`
+
+const until = async (what: string, timeoutMs: number, predicate: () => Promise<boolean> | boolean) => {
+  const deadline = Date.now() + timeoutMs
+  while (Date.now() < deadline) {
+    if (await predicate()) return Date.now()
+    await new Promise((resolve) => setTimeout(resolve, 250))
+  }
+  throw new Error(`fleet addresses bench: timed out waiting for ${what}`)
+}
+
+const fleetRun = (
+  pg: string,
+  redis: string,
+  accounts: number,
+  perKind: number,
+  addresses: ReadonlyArray<string>,
+  failover: boolean
+): Promise<AddressRun> =>
+  Effect.runPromise(
+    Effect.scoped(
+      Effect.gen(function* () {
+        const db = yield* freshDatabase(pg)
+        const now = Date.now()
+        const exchange = yield* FleetExchange.serve({
+          perAddress: { limit: ipRps, windowMillis: 1000 },
+          accounts: Array.from({ length: accounts }, (_, i) => ({
+            credentials: credentialsOf(i),
+            generate: {
+              seed: 11 + i,
+              funding: perKind,
+              spot: perKind,
+              startMillis: now - 10 * day,
+              endMillis: now - 60_000
+            }
+          }))
+        })
+        const database = FleetDatabase.layer(db).pipe(Layer.provide(FleetCipher.layer(Redacted.make(testKey))))
+        yield* addAccounts(accounts, labelOf, credentialsOf).pipe(Effect.provide(database))
+        const base = 43_300 + (process.pid % 300) * 3
+        const runners: ReadonlyArray<RunnerProcess> = yield* Effect.acquireRelease(
+          Effect.sync(() =>
+            [0, 1, 2].map((i) =>
+              bills(
+                `a${i}`,
+                [
+                  "run",
+                  "--db",
+                  db,
+                  "--redis",
+                  redis,
+                  "--port",
+                  String(base + i),
+                  "--interval",
+                  `${intervalSeconds}s`,
+                  "--ip-rps",
+                  String(ipRps),
+                  "--local-address",
+                  addresses.join(",")
+                ],
+                { BILLS_FLEET_KEY: testKey, WEEX_BASE_URL: exchange.url }
+              )
+            )
+          ),
+          (all) =>
+            Effect.promise(() => {
+              for (const runner of all)
+                if (runner.proc.exitCode === null && runner.proc.signalCode === null) runner.proc.kill("SIGKILL")
+              return Promise.all(all.map((runner) => runner.exited))
+            })
+        )
+        const current = async () => {
+          const rows = await Effect.runPromise(Effect.provide(FleetStatus.all, database))
+          return (
+            rows.length === accounts &&
+            rows.every(
+              (row) =>
+                row.funding.bills === perKind &&
+                row.spot.bills === perKind &&
+                row.funding.coveredTo !== null &&
+                row.spot.coveredTo !== null
+            )
+          )
+        }
+        const done = yield* Effect.promise(() => until("every account current", 900_000, current))
+        const log = () => exchange.requests().filter((request) => request.operation !== undefined)
+        const sync = log()
+        const accountsPerMinute = (accounts / ((done - (sync[0]?.at ?? done)) / 1000)) * 60
+        const budgetUsed = Object.fromEntries(
+          addresses.map((address) => {
+            const busiest =
+              (["fundingBills", "spotBills"] as const)
+                .map((operation) => sync.filter((r) => r.address === address && r.operation === operation))
+                .sort((a, b) => b.length - a.length)[0] ?? []
+            const lo = Math.floor(busiest.length * 0.1)
+            const hi = Math.floor(busiest.length * 0.9)
+            const span = ((busiest[hi]?.at ?? 0) - (busiest[lo]?.at ?? 0)) / 1000
+            return [address, span > 0 ? (hi - lo) / span / ipRps : 0]
+          })
+        )
+
+        // The steady fleet: every account current; what its passes cost over a few intervals.
+        const ends = () => runners.flatMap((runner) => runner.events.filter((event) => event.event === "ends")).length
+        yield* Effect.sleep(`${2 * intervalSeconds} seconds`)
+        const [from, endsFrom] = [Date.now(), ends()]
+        yield* Effect.sleep(`${3 * intervalSeconds} seconds`)
+        const [to, endsTo] = [Date.now(), ends()]
+        const inSteady = log().filter((r) => r.at >= from && r.at < to)
+        const passes = Math.max(1, endsTo - endsFrom)
+        const steadyPass = {
+          funding: inSteady.filter((r) => r.operation === "fundingBills").length / passes,
+          spot: inSteady.filter((r) => r.operation === "spotBills").length / passes
+        }
+
+        let failoverSeconds: number | undefined
+        if (failover) {
+          const victim = runners[0] as RunnerProcess
+          const latest = new Map<string, { readonly runner: RunnerProcess; readonly at: number }>()
+          for (const runner of runners) {
+            for (const event of runner.events) {
+              if (event.event === "begins" && (latest.get(event.account)?.at ?? 0) < event.at) {
+                latest.set(event.account, { runner, at: event.at })
+              }
+            }
+          }
+          const orphans = [...latest].filter(([, last]) => last.runner === victim).map(([account]) => account)
+          victim.proc.kill("SIGKILL")
+          const killedAt = Date.now()
+          const pickedUp = yield* Effect.promise(() =>
+            until("the dead runner's accounts picked up", 120_000, () =>
+              orphans.every((label) =>
+                runners.some(
+                  (runner) =>
+                    runner !== victim &&
+                    runner.events.some((e) => e.account === label && e.event === "begins" && e.at > killedAt)
+                )
+              )
+            )
+          )
+          failoverSeconds = (pickedUp - killedAt) / 1000
+        }
+        return {
+          addresses,
+          accounts,
+          billsPerAccount: 2 * perKind,
+          accountsPerMinute,
+          budgetUsed,
+          steadyPass,
+          failoverSeconds,
+          rateLimited: exchange.requests().filter((request) => request.status === 429).length
+        } satisfies AddressRun
+      })
+    )
+  )
+
+/** Runs the bench on one address, then on three; undefined when PostgreSQL or Redis is not there. */
+export const addressBench = async (
+  quick: boolean,
+  say: (line: string) => void
+): Promise<AddressFigures | undefined> => {
+  const pg = process.env.ACCOUNT_BILLS_PG_URL
+  const redis = process.env.ACCOUNT_BILLS_REDIS_URL
+  if (!pg || !redis) return undefined
+  const accounts = quick ? 60 : 300
+  const perKind = quick ? 150 : 250
+  const runs: Array<AddressRun> = []
+  for (const addresses of [["127.0.0.2"], ["127.0.0.2", "127.0.0.3", "127.0.0.4"]]) {
+    say(`11. fleet addresses: ${accounts} accounts on ${addresses.length} address(es) ...`)
+    runs.push(await fleetRun(pg, redis, accounts, perKind, addresses, addresses.length > 1))
+  }
+  return { ipRps, intervalSeconds, runs }
+}
