@@ -124,27 +124,36 @@ export class BillsConfig extends Context.Tag("@account-bills/core/BillsConfig")<
   static readonly layer = (input: BillsConfigInput = {}): Layer.Layer<BillsConfig, ConfigError.ConfigError> =>
     Layer.effect(BillsConfig, BillsConfig.make(input))
 
-  /** A layer that reads `WEEX_BASE_URL`, `WEEX_LOCALE` and `WEEX_API_VERSION` (`v2` or `v3`), with `overrides` on top. */
+  /**
+   * The settings the environment gives: `WEEX_BASE_URL`, `WEEX_LOCALE` and `WEEX_API_VERSION`
+   * (`v2` or `v3`), each only when set. Every program of ours that talks to the exchange (the
+   * `bills` commands, a fleet runner) reads them here, so they honour the same variables.
+   */
+  static readonly input: Config.Config<BillsConfigInput> = Config.all({
+    baseUrl: Config.option(Config.nonEmptyString("WEEX_BASE_URL")),
+    locale: Config.option(Config.nonEmptyString("WEEX_LOCALE")),
+    apiVersion: Config.option(
+      Config.nonEmptyString("WEEX_API_VERSION").pipe(
+        Config.validate({
+          message: 'WEEX_API_VERSION must be "v2" or "v3"',
+          validation: (value): value is ApiVersion => value === "v2" || value === "v3"
+        })
+      )
+    )
+  }).pipe(
+    Config.map(
+      (read): BillsConfigInput => ({
+        ...(read.apiVersion._tag === "Some" ? { apiVersion: read.apiVersion.value } : {}),
+        ...(read.baseUrl._tag === "Some" ? { baseUrl: read.baseUrl.value } : {}),
+        ...(read.locale._tag === "Some" ? { locale: read.locale.value } : {})
+      })
+    )
+  )
+
+  /** A layer from {@link BillsConfig.input} (the `WEEX_*` variables), with `overrides` on top. */
   static readonly layerConfig = (overrides: BillsConfigInput = {}): Layer.Layer<BillsConfig, ConfigError.ConfigError> =>
     Layer.effect(
       BillsConfig,
-      Effect.gen(function* () {
-        const baseUrl = yield* Config.option(Config.nonEmptyString("WEEX_BASE_URL"))
-        const locale = yield* Config.option(Config.nonEmptyString("WEEX_LOCALE"))
-        const apiVersion = yield* Config.option(
-          Config.nonEmptyString("WEEX_API_VERSION").pipe(
-            Config.validate({
-              message: 'WEEX_API_VERSION must be "v2" or "v3"',
-              validation: (value): value is ApiVersion => value === "v2" || value === "v3"
-            })
-          )
-        )
-        return yield* BillsConfig.make({
-          ...(apiVersion._tag === "Some" ? { apiVersion: apiVersion.value } : {}),
-          ...(baseUrl._tag === "Some" ? { baseUrl: baseUrl.value } : {}),
-          ...(locale._tag === "Some" ? { locale: locale.value } : {}),
-          ...overrides
-        })
-      })
+      Effect.flatMap(BillsConfig.input, (read) => BillsConfig.make({ ...read, ...overrides }))
     )
 }

@@ -7,12 +7,12 @@
  *
  * @since 0.1.0
  */
-import { credentialsConfig } from "@account-bills/core"
+import { BillsConfig, credentialsConfig } from "@account-bills/core"
 import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
 import * as ValidationError from "@effect/cli/ValidationError"
 import * as NodeContext from "@effect/platform-node/NodeContext"
-import * as Config from "effect/Config"
+import * as ConfigError from "effect/ConfigError"
 import * as Console from "effect/Console"
 import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
@@ -44,6 +44,18 @@ export class FleetUsageError extends Schema.TaggedError<FleetUsageError>("@accou
     return this.reason
   }
 }
+
+/** A settings problem in one line: the variable and what is wrong with it. */
+const configProblem = (error: ConfigError.ConfigError): string =>
+  ConfigError.reduceWithContext(error, undefined, {
+    andCase: (_, left, right) => [left, right].filter((each) => each !== "").join("; "),
+    orCase: (_, left) => left,
+    invalidDataCase: (_, path, message) =>
+      message.startsWith(path.join(".")) ? message : `${path.join(".")}: ${message}`,
+    missingDataCase: (_, path, message) => `${path.join(".")}: ${message}`,
+    sourceUnavailableCase: (_, path, message) => `${path.join(".")}: ${message}`,
+    unsupportedCase: (_, path, message) => `${path.join(".")}: ${message}`
+  })
 
 const db = Options.text("db").pipe(
   Options.withDescription("the fleet's PostgreSQL database, postgres://user@host/db (password in PGPASSWORD)")
@@ -195,7 +207,11 @@ const runCommand = Command.make("run", runFlags, (flags) =>
     if (new Set(localAddresses).size !== localAddresses.length) {
       return yield* new FleetUsageError({ reason: "--local-address names an address twice" })
     }
-    const baseUrl = yield* Config.option(Config.nonEmptyString("WEEX_BASE_URL"))
+    // The client settings `bills sync` reads, from the same code; a bad one stops the runner here.
+    const config = yield* BillsConfig.input.pipe(
+      Effect.tap(BillsConfig.make),
+      Effect.mapError((error) => new FleetUsageError({ reason: configProblem(error) }))
+    )
     const budget = Option.match(flags.ipRps, {
       onNone: () => AddressBudget.layerNone,
       onSome: (limit) =>
@@ -213,7 +229,7 @@ const runCommand = Command.make("run", runFlags, (flags) =>
       pagesPerPass: flags.pagesPerPass,
       concurrency: Option.getOrUndefined(flags.concurrency),
       localAddresses,
-      config: Option.match(baseUrl, { onNone: () => ({}), onSome: (url) => ({ baseUrl: url }) })
+      config
     }).pipe(Layer.provide(budget), Layer.provide(FleetCipher.layerConfig))
     // SIGTERM is a hand-over, not a failure: the runner's layer closes (its accounts move to the
     // other runners) and the process exits 0. SIGINT stays an interruption (130).
@@ -229,7 +245,9 @@ const runCommand = Command.make("run", runFlags, (flags) =>
   )
 ).pipe(
   Command.withDescription(
-    "run one runner: it syncs every account it owns every --interval; SIGTERM hands its accounts over and exits 0"
+    "run one runner: it syncs every account it owns every --interval; SIGTERM hands its accounts over and exits 0. " +
+      "It reads BILLS_FLEET_KEY (the key the credentials are encrypted with), PGPASSWORD (when --db has none), " +
+      "and the client settings bills sync reads: WEEX_BASE_URL, WEEX_LOCALE, WEEX_API_VERSION (v2 or v3)"
   )
 )
 
