@@ -8,7 +8,7 @@
  * Needs the servers of .ci/postgres and .ci/redis; without them the section says so and skips.
  */
 import { Effect, Layer, Redacted } from "effect"
-import { type FleetAccounts, FleetCipher, FleetDatabase, FleetStatus } from "../packages/fleet/src/index.js"
+import { FleetCipher, FleetDatabase, FleetStatus } from "../packages/fleet/src/index.js"
 import * as FleetExchange from "../packages/fleet/test/support/FleetExchange.js"
 import { bills, type RunnerProcess } from "../packages/fleet/test/support/runnerProcess.js"
 import { addAccounts, freshDatabase, testKey } from "../packages/fleet/test/support/services.js"
@@ -79,7 +79,7 @@ export const fleetBench = async (quick: boolean): Promise<FleetFigures | undefin
           }))
         })
         const database = FleetDatabase.layer(db).pipe(Layer.provide(FleetCipher.layer(Redacted.make(testKey))))
-        const run = <A, E>(effect: Effect.Effect<A, E, FleetAccounts | import("@account-bills/store").BillsStore>) =>
+        const run = <A, E>(effect: Effect.Effect<A, E, Layer.Layer.Success<typeof database>>) =>
           Effect.runPromise(Effect.provide(effect, database))
         yield* Effect.promise(() => run(addAccounts(accounts, labelOf, credentialsOf)))
         const env = { BILLS_FLEET_KEY: testKey, WEEX_BASE_URL: exchange.url }

@@ -65,6 +65,8 @@ export interface KindOutcome {
   readonly requests: number
   /** The failure, in words a person reads; no secret in it. */
   readonly error: string | undefined
+  /** True when the exchange refused the account's credentials (authentication or permission). */
+  readonly refused: boolean
 }
 
 /**
@@ -138,15 +140,27 @@ export const run = Effect.fn("AccountPass.run")(function* (
       ).pipe(Effect.either)
       const requests = sent[operations[kind]]
       if (ended._tag === "Left") {
-        return { kind, done: false, added, requests, error: ended.left.message } satisfies KindOutcome
+        const failure = ended.left
+        const refused =
+          failure._tag === "BillsApiError" && (failure.reason === "Authentication" || failure.reason === "Permission")
+        return { kind, done: false, added, requests, error: failure.message, refused } satisfies KindOutcome
       }
-      return { kind, done: ended.right === "done", added, requests, error: undefined } satisfies KindOutcome
+      return {
+        kind,
+        done: ended.right === "done",
+        added,
+        requests,
+        error: undefined,
+        refused: false
+      } satisfies KindOutcome
     })
   const outcomes = yield* Effect.forEach(kinds, one, { concurrency: "unbounded" }).pipe(
     Effect.provide(api),
     Effect.catchTag("ConfigError", (error) =>
       Effect.succeed(
-        kinds.map((kind): KindOutcome => ({ kind, done: false, added: 0, requests: 0, error: String(error) }))
+        kinds.map(
+          (kind): KindOutcome => ({ kind, done: false, added: 0, requests: 0, error: String(error), refused: false })
+        )
       )
     )
   )

@@ -17,7 +17,9 @@ import {
   FleetAccountUnknown,
   type FleetCredentialsUnreadable,
   FleetKeyInvalid,
-  FleetUnavailable
+  FleetLabelInvalid,
+  FleetUnavailable,
+  isLabel
 } from "./FleetErrors.js"
 
 /**
@@ -34,6 +36,8 @@ export interface FleetAccount {
   readonly ownerSeen: number | undefined
   /** What the latest pass of each kind failed with; undefined when it succeeded. */
   readonly errors: { readonly funding: string | undefined; readonly spot: string | undefined }
+  /** Since when (epoch ms) each kind's passes have failed with that error; undefined when it succeeded. */
+  readonly errorsSince: { readonly funding: number | undefined; readonly spot: number | undefined }
 }
 
 /**
@@ -45,11 +49,14 @@ export interface FleetAccount {
 export interface FleetAccountsShape {
   /** The database, as messages show it (no password). */
   readonly target: string
-  /** Adds the account, or replaces the credentials of the label; says which. */
+  /**
+   * Adds the account, or replaces the credentials of the label; says which. A label that breaks
+   * `labelRule` fails with `FleetLabelInvalid`, and nothing is written.
+   */
   readonly add: (
     label: string,
     credentials: Credentials
-  ) => Effect.Effect<"added" | "replaced", FleetUnavailable | FleetKeyInvalid>
+  ) => Effect.Effect<"added" | "replaced", FleetUnavailable | FleetKeyInvalid | FleetLabelInvalid>
   /** Removes the account; its bills stay in the store. False when there was none. */
   readonly remove: (label: string) => Effect.Effect<boolean, FleetUnavailable>
   readonly list: Effect.Effect<ReadonlyArray<FleetAccount>, FleetUnavailable>
@@ -78,6 +85,8 @@ interface AccountRow {
   readonly owner_seen: number | string | null
   readonly funding_error: string | null
   readonly spot_error: string | null
+  readonly funding_error_since: number | string | null
+  readonly spot_error_since: number | string | null
 }
 
 /** PostgreSQL's advisory lock for creating the table: runners started together create it once. */
@@ -121,7 +130,12 @@ export const make = (target: string): Effect.Effect<FleetAccountsShape, FleetUna
             owner_seen bigint,
             funding_error text,
             spot_error text
-          )`
+          )`.pipe(
+            // Tables made before failures were dated get the columns.
+            Effect.zipRight(sql`ALTER TABLE fleet_accounts
+              ADD COLUMN IF NOT EXISTS funding_error_since bigint,
+              ADD COLUMN IF NOT EXISTS spot_error_since bigint`)
+          )
         )
       )
     )
@@ -129,6 +143,7 @@ export const make = (target: string): Effect.Effect<FleetAccountsShape, FleetUna
     const add = (label: string, credentials: Credentials) =>
       mapped(
         Effect.gen(function* () {
+          if (!isLabel(label)) return yield* new FleetLabelInvalid({ label })
           const sealed = yield* (yield* cipher).seal(label, credentials)
           const at = yield* now
           // The store keeps an account's rows under the fingerprint of the key it was first
@@ -150,7 +165,8 @@ export const make = (target: string): Effect.Effect<FleetAccountsShape, FleetUna
 
     const list = mapped(
       Effect.map(
-        sql<AccountRow>`SELECT label, added_at, owner, owner_seen, funding_error, spot_error FROM fleet_accounts ORDER BY label`,
+        sql<AccountRow>`SELECT label, added_at, owner, owner_seen, funding_error, spot_error, funding_error_since, spot_error_since
+          FROM fleet_accounts ORDER BY label`,
         (rows) =>
           rows.map(
             (row): FleetAccount => ({
@@ -158,7 +174,11 @@ export const make = (target: string): Effect.Effect<FleetAccountsShape, FleetUna
               addedAt: Number(row.added_at),
               owner: row.owner ?? undefined,
               ownerSeen: optionalNumber(row.owner_seen),
-              errors: { funding: row.funding_error ?? undefined, spot: row.spot_error ?? undefined }
+              errors: { funding: row.funding_error ?? undefined, spot: row.spot_error ?? undefined },
+              errorsSince: {
+                funding: optionalNumber(row.funding_error_since),
+                spot: optionalNumber(row.spot_error_since)
+              }
             })
           )
       )
@@ -193,7 +213,14 @@ export const make = (target: string): Effect.Effect<FleetAccountsShape, FleetUna
       mapped(
         Effect.flatMap(now, (at) =>
           Effect.asVoid(
-            sql`UPDATE fleet_accounts SET funding_error = ${errors.funding ?? null}, spot_error = ${errors.spot ?? null}, owner_seen = ${at} WHERE label = ${label}`
+            // A failure keeps the time it began while it goes on; a success clears both.
+            sql`UPDATE fleet_accounts SET
+              funding_error_since = CASE WHEN ${errors.funding ?? null}::text IS NULL THEN NULL
+                WHEN funding_error IS NULL THEN ${at} ELSE COALESCE(funding_error_since, ${at}) END,
+              spot_error_since = CASE WHEN ${errors.spot ?? null}::text IS NULL THEN NULL
+                WHEN spot_error IS NULL THEN ${at} ELSE COALESCE(spot_error_since, ${at}) END,
+              funding_error = ${errors.funding ?? null}, spot_error = ${errors.spot ?? null}, owner_seen = ${at}
+              WHERE label = ${label}`
           )
         )
       )

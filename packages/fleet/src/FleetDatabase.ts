@@ -69,5 +69,5 @@ export const accounts = (
  */
 export const layer = (
   db: string
-): Layer.Layer<FleetAccounts | BillsStore, FleetUnavailable | FleetNeedsPostgres | StoreError> =>
-  Layer.provide(accounts(db), sql(db))
+): Layer.Layer<FleetAccounts | BillsStore | SqlClient.SqlClient, FleetUnavailable | FleetNeedsPostgres | StoreError> =>
+  Layer.provideMerge(accounts(db), sql(db))

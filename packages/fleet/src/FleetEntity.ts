@@ -1,11 +1,12 @@
 /**
- * The cluster's view of an account: one entity per account label, with one persisted message,
+ * The cluster's view of an account: one entity per account, with one persisted message,
  * `Pass`, delivered when it is due (`DeliverAt`). Persisted messages live in PostgreSQL until
  * processed, so a runner that dies mid-pass loses only time: the message is delivered again to
  * the account's next owner.
  *
  * @since 0.1.0
  */
+import * as Crypto from "node:crypto"
 import * as ClusterSchema from "@effect/cluster/ClusterSchema"
 import * as DeliverAt from "@effect/cluster/DeliverAt"
 import * as Entity from "@effect/cluster/Entity"
@@ -15,14 +16,16 @@ import * as PrimaryKey from "effect/PrimaryKey"
 import * as Schema from "effect/Schema"
 
 /**
- * A pass of an account, due at `at` (epoch ms). Its time is its key: two requests of a pass at
- * the same instant are one pass.
+ * A pass of the account `label`, due at `at` (epoch ms). Its time is its key: two requests of a
+ * pass at the same instant are one pass. Messages written before labels travelled with them have
+ * none: their entity id is the label.
  *
  * @since 0.1.0
  * @category models
  */
 export class PassRequest extends Schema.Class<PassRequest>("@account-bills/fleet/PassRequest")({
-  at: Schema.Number
+  at: Schema.Number,
+  label: Schema.optional(Schema.String)
 }) {
   [PrimaryKey.symbol](): string {
     return String(this.at)
@@ -41,7 +44,17 @@ export class PassRequest extends Schema.Class<PassRequest>("@account-bills/fleet
 export const entityType = "BillsAccount"
 
 /**
- * One entity per account label.
+ * The entity id of the account `label`: a digest of the label, so that the id has the same
+ * length whatever the label (the cluster keeps ids in `VARCHAR(255)`).
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const entityIdOf = (label: string): string =>
+  `a${Crypto.createHash("sha256").update(label, "utf8").digest("hex").slice(0, 40)}`
+
+/**
+ * One entity per account, its id {@link entityIdOf} the label.
  *
  * @since 0.1.0
  * @category entities

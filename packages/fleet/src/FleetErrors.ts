@@ -87,6 +87,41 @@ export class FleetAccountUnknown extends Schema.TaggedError<FleetAccountUnknown>
  * @since 0.1.0
  * @category errors
  */
+/**
+ * A label that breaks the rule of {@link labelRule}: nothing was added.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class FleetLabelInvalid extends Schema.TaggedError<FleetLabelInvalid>("@account-bills/fleet/FleetLabelInvalid")(
+  "FleetLabelInvalid",
+  { label: Schema.String }
+) {
+  override get message(): string {
+    const shown = this.label.length > 40 ? `${this.label.slice(0, 40)}… (${this.label.length} characters)` : this.label
+    return `the label "${shown}" is not allowed: ${labelRule}`
+  }
+}
+
+/**
+ * What a label may be, in words; `isLabel` checks it.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const labelRule =
+  "a label is 1 to 64 characters: ASCII letters, digits, '.', '_', '-', '@' and '+', beginning with a letter or digit"
+
+const labelPattern = /^[A-Za-z0-9][A-Za-z0-9._@+-]{0,63}$/
+
+/**
+ * Whether `label` keeps {@link labelRule}.
+ *
+ * @since 0.1.0
+ * @category predicates
+ */
+export const isLabel = (label: string): boolean => labelPattern.test(label)
+
 export class BudgetUnavailable extends Schema.TaggedError<BudgetUnavailable>("@account-bills/fleet/BudgetUnavailable")(
   "BudgetUnavailable",
   { target: Schema.String, reason: Schema.String }
@@ -104,6 +139,7 @@ export class BudgetUnavailable extends Schema.TaggedError<BudgetUnavailable>("@a
  */
 export type FleetError =
   | FleetKeyInvalid
+  | FleetLabelInvalid
   | FleetCredentialsUnreadable
   | FleetUnavailable
   | FleetNeedsPostgres

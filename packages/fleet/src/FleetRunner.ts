@@ -28,7 +28,7 @@ import * as AccountPass from "./AccountPass.js"
 import { AddressBudget } from "./AddressBudget.js"
 import { FleetAccounts } from "./FleetAccounts.js"
 import type { FleetCipher } from "./FleetCipher.js"
-import { AccountEntity, entityType, PassRequest } from "./FleetEntity.js"
+import { AccountEntity, entityIdOf, entityType, PassRequest } from "./FleetEntity.js"
 import type { FleetNeedsPostgres, FleetUnavailable } from "./FleetErrors.js"
 import * as FleetDatabase from "./FleetDatabase.js"
 import * as Egress from "./internal/egress.js"
@@ -92,6 +92,17 @@ export const defaultSharding: Partial<ShardingConfig.ShardingConfig["Type"]> = {
 /** The per-key window and its margin: a new owner waits this long before its first request. */
 const keyWindow = Duration.millis(1_025)
 
+/**
+ * The wait before the next pass of an account after `refusals` passes in a row whose
+ * credentials the exchange refused: `interval` at first, doubled with each refusal, at most an
+ * hour (never less than `interval`).
+ *
+ * @since 0.1.0
+ * @category scheduling
+ */
+export const refusedBackoff = (interval: number, refusals: number): number =>
+  refusals <= 1 ? interval : Math.max(interval, Math.min(interval * 2 ** (refusals - 1), 3_600_000))
+
 /** The annotations of a pass's end: per kind, the requests it sent and the bills it added. */
 const passFigures = (outcomes: ReadonlyArray<AccountPass.KindOutcome>): Record<string, number> =>
   Object.fromEntries(
@@ -122,16 +133,18 @@ const entityLayer = (options: FleetRunnerOptions, egress: ReadonlyArray<Egress.E
     Effect.gen(function* () {
       const address = yield* Entity.CurrentAddress
       const runner = yield* Entity.CurrentRunnerAddress
-      const label = address.entityId
+      const entityId = address.entityId
+      // Each pass names its account; a message older than that has the label as its entity id.
+      let label: string = entityId
       const owner = `${runner.host}:${runner.port}`
       const accounts = yield* FleetAccounts
       const sql = yield* SqlClient.SqlClient
       const context = yield* Effect.context<AccountPass.PassServices>()
-      // An account with egress addresses leaves from its own one, under that address's budget.
-      const route = Egress.routeOf(label, egress)
       const budget = Context.get(context, AddressBudget)
-      const routed =
-        route === undefined
+      // An account with egress addresses leaves from its own one, under that address's budget.
+      const routed = () => {
+        const route = Egress.routeOf(label, egress)
+        return route === undefined
           ? context
           : context.pipe(
               Context.add(HttpClient.HttpClient, route.client),
@@ -140,27 +153,35 @@ const entityLayer = (options: FleetRunnerOptions, egress: ReadonlyArray<Egress.E
                 AddressBudget.of({ withGrant: (operation) => budget.withGrant(operation, route.address) })
               )
             )
+      }
       const perKey = yield* BillsRateLimiter.make({ limit: options.maxRps ?? 10 })
       const makeClient = yield* AccountEntity.client
       const interval = Duration.toMillis(options.interval ?? Duration.minutes(1))
       // A new owner cannot see the requests the previous owner sent in its last window.
       const firstRequest = (yield* Effect.clockWith((clock) => clock.currentTimeMillis)) + Duration.toMillis(keyWindow)
       yield* Effect.addFinalizer(() => Effect.ignore(accounts.release(label, owner)))
+      // Passes refused for the account's credentials in a row: the next waits longer each time.
+      let refusals = 0
 
       const schedule = (after: number, at: number) =>
         Effect.gen(function* () {
           // One chain of passes per account: another pending pass (the reconciler's) takes over.
           const pending = yield* sql<{ readonly n: number | string }>`
             SELECT COUNT(*) AS n FROM cluster_messages
-            WHERE entity_type = ${entityType} AND entity_id = ${label} AND processed = false AND kind = 0`
+            WHERE entity_type = ${entityType} AND entity_id = ${entityId} AND processed = false AND kind = 0`
           if (Number(pending[0]?.n ?? 0) > 1) return
-          yield* makeClient(label).Pass(new PassRequest({ at: Math.max(at, after + 1) }), { discard: true })
+          yield* makeClient(entityId).Pass(new PassRequest({ at: Math.max(at, after + 1), label }), { discard: true })
         }).pipe(
           Effect.tapError((error) => Effect.logWarning(`cannot schedule the next pass of ${label}: ${String(error)}`)),
           Effect.retry(Schedule.exponential(Duration.millis(200)).pipe(Schedule.union(Schedule.spaced("10 seconds"))))
         )
 
       const pass = (request: PassRequest) =>
+        Effect.suspend(() => {
+          label = request.label ?? entityId
+          return passOf(request)
+        })
+      const passOf = (request: PassRequest) =>
         Effect.gen(function* () {
           const wait = firstRequest - (yield* Effect.clockWith((clock) => clock.currentTimeMillis))
           if (wait > 0) yield* Effect.sleep(Duration.millis(wait))
@@ -168,6 +189,8 @@ const entityLayer = (options: FleetRunnerOptions, egress: ReadonlyArray<Egress.E
           if (opened._tag === "Left") {
             if (opened.left._tag === "FleetAccountUnknown") return // removed: its chain ends here
             yield* Effect.logWarning(`pass of ${label}: ${opened.left.message}`)
+            // Credentials this runner cannot open show in `status`, not only in its log.
+            yield* Effect.ignore(accounts.record(label, { funding: opened.left.message, spot: opened.left.message }))
             const now = yield* Effect.clockWith((clock) => clock.currentTimeMillis)
             return yield* schedule(request.at, now + interval)
           }
@@ -181,19 +204,29 @@ const entityLayer = (options: FleetRunnerOptions, egress: ReadonlyArray<Egress.E
             lease: options.lease,
             config: options.config
           }).pipe(
-            Effect.provide(routed),
-            Effect.onExit((exit) =>
-              Exit.isSuccess(exit)
-                ? Effect.logInfo("pass ends").pipe(Effect.annotateLogs(passFigures(exit.value)))
-                : Effect.logInfo("pass ends")
-            )
+            Effect.provide(routed()),
+            Effect.onExit((exit) => {
+              if (!Exit.isSuccess(exit)) return Effect.logInfo("pass ends")
+              // One line per pass: a failed one at warning level, with each kind's reason.
+              const failed = exit.value.filter((outcome) => outcome.error !== undefined)
+              return (
+                failed.length === 0
+                  ? Effect.logInfo("pass ends")
+                  : Effect.logWarning(
+                      `pass ends: ${failed.map((outcome) => `${outcome.kind} failed: ${outcome.error}`).join("; ")}`
+                    )
+              ).pipe(Effect.annotateLogs(passFigures(exit.value)))
+            })
           )
           const funding = outcomes.find((outcome) => outcome.kind === "funding")?.error
           const spot = outcomes.find((outcome) => outcome.kind === "spot")?.error
           yield* accounts.record(label, { funding, spot })
           const more = outcomes.some((outcome) => !outcome.done && outcome.error === undefined)
+          // Credentials the exchange refuses are not tried at every interval: the wait doubles
+          // with each refused pass, up to an hour.
+          refusals = outcomes.some((outcome) => outcome.refused) ? refusals + 1 : 0
           const now = yield* Effect.clockWith((clock) => clock.currentTimeMillis)
-          yield* schedule(request.at, more ? now : now + interval)
+          yield* schedule(request.at, more ? now : now + refusedBackoff(interval, refusals))
         }).pipe(
           Effect.catchAll((error) => Effect.logWarning(`pass of ${label}: ${error.message}`)),
           Effect.annotateLogs({ account: label, runner: owner }),
@@ -212,17 +245,42 @@ const reconciler = (options: FleetRunnerOptions) =>
       const accounts = yield* FleetAccounts
       const makeClient = yield* AccountEntity.client
       const every = Duration.min(options.interval ?? Duration.minutes(1), Duration.seconds(5))
+      // One account that cannot be scheduled never holds back another, and the purge runs
+      // whatever the sends did.
       const round = Effect.gen(function* () {
         const listed = yield* accounts.list
         const pending = yield* pendingPasses
         const now = yield* Effect.clockWith((clock) => clock.currentTimeMillis)
-        for (const account of listed) {
-          if ((pending.get(account.label) ?? 0) === 0) {
-            yield* makeClient(account.label).Pass(new PassRequest({ at: now }), { discard: true })
-          }
-        }
-        yield* purgeProcessed
-      }).pipe(Effect.catchAllCause((cause) => Effect.logWarning("fleet reconciliation failed", cause)))
+        const due = listed.filter((account) => (pending.get(entityIdOf(account.label)) ?? 0) === 0)
+        yield* Effect.forEach(
+          due,
+          (account) =>
+            makeClient(entityIdOf(account.label))
+              .Pass(new PassRequest({ at: now, label: account.label }), { discard: true })
+              .pipe(
+                Effect.catchAllCause((cause) =>
+                  Effect.logWarning(`cannot schedule a pass of ${account.label}`, cause).pipe(
+                    Effect.zipRight(
+                      Effect.ignore(
+                        accounts.record(account.label, {
+                          funding: "its pass cannot be scheduled (see the runners' log)",
+                          spot: "its pass cannot be scheduled (see the runners' log)"
+                        })
+                      )
+                    )
+                  )
+                )
+              ),
+          { discard: true }
+        )
+      }).pipe(
+        Effect.catchAllCause((cause) => Effect.logWarning("fleet reconciliation failed", cause)),
+        Effect.zipRight(
+          purgeProcessed.pipe(
+            Effect.catchAllCause((cause) => Effect.logWarning("purging processed passes failed", cause))
+          )
+        )
+      )
       yield* Effect.repeat(round, Schedule.spaced(every))
     })
   )

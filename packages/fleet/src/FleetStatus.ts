@@ -6,8 +6,10 @@
  * @since 0.1.0
  */
 import { type BillKind, BillsStore, type StoreFailure } from "@account-bills/store"
+import * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
 import { FleetAccounts } from "./FleetAccounts.js"
+import { entityIdOf, entityType } from "./FleetEntity.js"
 import type { FleetUnavailable } from "./FleetErrors.js"
 
 /**
@@ -21,6 +23,10 @@ export interface KindStatus {
   readonly coveredTo: number | null
   readonly bills: number
   readonly error: string | null
+  /** Since when (epoch ms) the kind's passes fail with `error`; null when they do not. */
+  readonly errorSince: number | null
+  /** How far behind the store is: now − `coveredTo`, ms; null before the first finished walk. */
+  readonly lagMillis: number | null
 }
 
 /**
@@ -35,7 +41,64 @@ export interface AccountStatus {
   readonly spot: KindStatus
   /** The runner passing the account (`host:port`), or null when none holds it. */
   readonly owner: string | null
+  /** False when the owner has stopped heartbeating (it died; its accounts move soon); null without an owner. */
+  readonly ownerAlive: boolean | null
+  /** When a pass of the account last began or ended, epoch ms; null before the first. */
+  readonly lastPass: number | null
+  /** When its next pass is due, epoch ms; null when none is scheduled. */
+  readonly nextPass: number | null
 }
+
+/**
+ * A runner as the cluster's runner table shows it.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface RunnerStatus {
+  /** `host:port`. */
+  readonly address: string
+  /** Its last heartbeat, ms before now by the database's clock. */
+  readonly heartbeatAgeMillis: number
+  /** It heartbeat within `staleAfterMillis`. */
+  readonly alive: boolean
+}
+
+/**
+ * A runner whose heartbeat is older than this is taken for dead: the cluster moves its shards
+ * after about as long (shard locks expire after 15 s).
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const staleAfterMillis = 15_000
+
+/**
+ * The runners the cluster knows, with how long ago each last heartbeat; none before a runner
+ * ever joined.
+ *
+ * @since 0.1.0
+ * @category status
+ */
+export const runners: Effect.Effect<ReadonlyArray<RunnerStatus>, never, SqlClient.SqlClient> = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  const rows = yield* sql<{ readonly address: string; readonly age: number | string }>`
+      SELECT address, EXTRACT(EPOCH FROM (now() - last_heartbeat)) * 1000 AS age FROM cluster_runners ORDER BY address`
+  return rows.map((row) => ({
+    address: row.address,
+    heartbeatAgeMillis: Math.max(0, Math.round(Number(row.age))),
+    alive: Number(row.age) <= staleAfterMillis
+  }))
+}).pipe(Effect.orElseSucceed(() => []))
+
+/** Per entity id, when its earliest pending pass is due. */
+const nextPasses = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  const rows = yield* sql<{ readonly entity_id: string; readonly due: number | string | null }>`
+    SELECT entity_id, MIN(deliver_at) AS due FROM cluster_messages
+    WHERE entity_type = ${entityType} AND processed = false AND kind = 0 GROUP BY entity_id`
+  return new Map(rows.map((row) => [row.entity_id, row.due === null ? null : Number(row.due)]))
+}).pipe(Effect.orElseSucceed(() => new Map<string, number | null>()))
 
 /**
  * The status of every account, by label.
@@ -46,11 +109,14 @@ export interface AccountStatus {
 export const all: Effect.Effect<
   ReadonlyArray<AccountStatus>,
   FleetUnavailable | StoreFailure,
-  FleetAccounts | BillsStore
+  FleetAccounts | BillsStore | SqlClient.SqlClient
 > = Effect.gen(function* () {
   const accounts = yield* FleetAccounts
   const store = yield* BillsStore
   const listed = yield* accounts.list
+  const alive = new Map((yield* runners).map((runner) => [runner.address, runner.alive]))
+  const next = yield* nextPasses
+  const now = yield* Effect.clockWith((clock) => clock.currentTimeMillis)
   return yield* Effect.forEach(
     listed,
     (account) =>
@@ -61,14 +127,19 @@ export const all: Effect.Effect<
             return {
               coveredTo: state.covered?.to ?? null,
               bills: yield* store.count(account.label, name),
-              error: account.errors[name] ?? null
+              error: account.errors[name] ?? null,
+              errorSince: account.errorsSince[name] ?? null,
+              lagMillis: state.covered === undefined ? null : Math.max(0, now - state.covered.to)
             } satisfies KindStatus
           })
         return {
           label: account.label,
           funding: yield* kind("funding"),
           spot: yield* kind("spot"),
-          owner: account.owner ?? null
+          owner: account.owner ?? null,
+          ownerAlive: account.owner === undefined ? null : (alive.get(account.owner) ?? false),
+          lastPass: account.ownerSeen ?? null,
+          nextPass: next.get(entityIdOf(account.label)) ?? next.get(account.label) ?? null
         } satisfies AccountStatus
       }),
     { concurrency: 4 }

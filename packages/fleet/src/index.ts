@@ -17,15 +17,18 @@ export { AddressBudget, type AddressBudgetOptions, type AddressBudgetShape } fro
 export * as AccountPass from "./AccountPass.js"
 export { type FleetAccount, FleetAccounts, type FleetAccountsShape } from "./FleetAccounts.js"
 export { FleetCipher, type FleetCipherShape } from "./FleetCipher.js"
-export { AccountEntity, entityType, PassRequest } from "./FleetEntity.js"
+export { AccountEntity, entityIdOf, entityType, PassRequest } from "./FleetEntity.js"
 export {
   BudgetUnavailable,
   FleetAccountUnknown,
   FleetCredentialsUnreadable,
   type FleetError,
   FleetKeyInvalid,
+  FleetLabelInvalid,
   FleetNeedsPostgres,
-  FleetUnavailable
+  FleetUnavailable,
+  isLabel,
+  labelRule
 } from "./FleetErrors.js"
 /**
  * The fleet's metrics.

@@ -21,6 +21,7 @@ import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
 import * as LogLevel from "effect/LogLevel"
 import * as Option from "effect/Option"
+import * as Schedule from "effect/Schedule"
 import * as Schema from "effect/Schema"
 import { AddressBudget } from "../AddressBudget.js"
 import * as Egress from "../internal/egress.js"
@@ -106,41 +107,110 @@ const removeCommand = Command.make("remove", { db, label }, ({ db, label }) =>
   }).pipe(Effect.provide(FleetDatabase.layer(db)))
 ).pipe(Command.withDescription("remove an account from the fleet (its bills stay in the store)"))
 
-const iso = (millis: number | null) => (millis === null ? "-" : new Date(millis).toISOString())
+const iso = (millis: number | null) => (millis === null ? "-" : new Date(millis).toISOString().slice(0, 19) + "Z")
+
+/** A span of time as a person reads it: 850ms, 42s, 7m, 3h, 2d. */
+const span = (millis: number | null): string => {
+  if (millis === null) return "-"
+  if (millis < 1_000) return `${Math.round(millis)}ms`
+  if (millis < 120_000) return `${Math.round(millis / 1_000)}s`
+  if (millis < 7_200_000) return `${Math.round(millis / 60_000)}m`
+  if (millis < 172_800_000) return `${Math.round(millis / 3_600_000)}h`
+  return `${Math.round(millis / 86_400_000)}d`
+}
+
+/** An account whose kinds are both covered to within this of now, with no error, is current. */
+const currentWithinMillis = 600_000
+
+const errorsOf = (row: FleetStatus.AccountStatus, now: number): string =>
+  (["funding", "spot"] as const)
+    .flatMap((kind) => {
+      const status = row[kind]
+      if (status.error === null) return []
+      const since = status.errorSince === null ? "" : ` (for ${span(now - status.errorSince)})`
+      return [`${kind}: ${status.error}${since}`]
+    })
+    .join("; ")
+
+/** The status as lines: a summary, then one row per account. */
+const statusLines = (
+  rows: ReadonlyArray<FleetStatus.AccountStatus>,
+  runners: ReadonlyArray<FleetStatus.RunnerStatus>,
+  now: number
+): ReadonlyArray<string> => {
+  const failing = rows.filter((row) => row.funding.error !== null || row.spot.error !== null)
+  const current = rows.filter(
+    (row) =>
+      !failing.includes(row) &&
+      [row.funding.lagMillis, row.spot.lagMillis].every((lag) => lag !== null && lag <= currentWithinMillis)
+  )
+  const alive = runners.filter((runner) => runner.alive)
+  const dead = runners.filter((runner) => !runner.alive)
+  const summary =
+    `${rows.length} accounts: ${current.length} current, ${rows.length - current.length - failing.length} behind, ` +
+    `${failing.length} failing; runners: ${alive.length} alive` +
+    (dead.length === 0
+      ? ""
+      : `, ${dead.length} stopped heartbeating (${dead.map((runner) => `${runner.address} ${span(runner.heartbeatAgeMillis)} ago`).join(", ")})`)
+  const table = [
+    ["account", "funding", "to", "lag", "spot", "to", "lag", "last pass", "next pass", "owner", "error"],
+    ...rows.map((row) => [
+      row.label,
+      String(row.funding.bills),
+      iso(row.funding.coveredTo),
+      span(row.funding.lagMillis),
+      String(row.spot.bills),
+      iso(row.spot.coveredTo),
+      span(row.spot.lagMillis),
+      row.lastPass === null ? "-" : `${span(now - row.lastPass)} ago`,
+      row.nextPass === null ? "-" : row.nextPass <= now ? "due" : `in ${span(row.nextPass - now)}`,
+      row.owner === null ? "-" : row.ownerAlive === false ? `${row.owner} (not heartbeating)` : row.owner,
+      errorsOf(row, now)
+    ])
+  ]
+  const widths = table[0]?.map((_, column) => Math.max(...table.map((line) => (line[column] ?? "").length))) ?? []
+  return [
+    summary,
+    ...table.map((line) =>
+      line
+        .map((cell, column) => cell.padEnd(widths[column] ?? 0))
+        .join("  ")
+        .trimEnd()
+    )
+  ]
+}
 
 const statusCommand = Command.make(
   "status",
-  { db, json: Options.boolean("json").pipe(Options.withDescription("one JSON object per account per line")) },
-  ({ db, json }) =>
+  {
+    db,
+    json: Options.boolean("json").pipe(Options.withDescription("one JSON object per account per line")),
+    watch: Options.boolean("watch").pipe(
+      Options.withDescription("refresh every 2 s: in place on a terminal, as new blocks of lines when piped")
+    )
+  },
+  ({ db, json, watch }) =>
     Effect.gen(function* () {
-      const rows = yield* FleetStatus.all
-      if (json) {
-        for (const row of rows) yield* Console.log(JSON.stringify(row))
-        return
-      }
-      const lines = [["account", "funding to", "bills", "spot to", "bills", "owner", "error"]]
-      for (const row of rows) {
-        lines.push([
-          row.label,
-          iso(row.funding.coveredTo),
-          String(row.funding.bills),
-          iso(row.spot.coveredTo),
-          String(row.spot.bills),
-          row.owner ?? "-",
-          row.funding.error ?? row.spot.error ?? ""
-        ])
-      }
-      const widths = lines[0]?.map((_, column) => Math.max(...lines.map((line) => (line[column] ?? "").length))) ?? []
-      for (const line of lines) {
-        yield* Console.log(
-          line
-            .map((cell, column) => cell.padEnd(widths[column] ?? 0))
-            .join("  ")
-            .trimEnd()
-        )
-      }
+      const once = Effect.gen(function* () {
+        const rows = yield* FleetStatus.all
+        if (json) {
+          for (const row of rows) yield* Console.log(JSON.stringify(row))
+          return
+        }
+        const runners = yield* FleetStatus.runners
+        const now = yield* Effect.clockWith((clock) => clock.currentTimeMillis)
+        const lines = statusLines(rows, runners, now)
+        // On a terminal the table is redrawn in place; piped, each refresh is a block of its own.
+        const clear = watch && process.stdout.isTTY === true ? "\x1b[H\x1b[2J" : ""
+        yield* Console.log(clear + lines.join("\n") + (watch && clear === "" ? "\n" : ""))
+      })
+      yield* watch ? Effect.repeat(once, Schedule.spaced("2 seconds")) : once
     }).pipe(Effect.provide(FleetDatabase.layer(db)))
-).pipe(Command.withDescription("where every account stands"))
+).pipe(
+  Command.withDescription(
+    "where every account stands: a summary line (current, behind, failing; runners alive), then per account and kind the bills held, covered to, lag, the last and next pass, the owner, and each kind's error with how long it has lasted"
+  )
+)
 
 const runFlags = {
   db,
@@ -299,7 +369,12 @@ export const main = (argv: ReadonlyArray<string>): Effect.Effect<number> => {
               .find((part) => part !== "") ?? "invalid command line"
           return report(first, 2)
         }
-        return report(error.message, error._tag === "FleetUsageError" || error._tag === "FleetNeedsPostgres" ? 2 : 1)
+        return report(
+          error.message,
+          error._tag === "FleetUsageError" || error._tag === "FleetNeedsPostgres" || error._tag === "FleetLabelInvalid"
+            ? 2
+            : 1
+        )
       }),
       Effect.catchAllDefect((defect) => report(`internal error: ${String(defect)}`, 1)),
       Effect.provide(NodeContext.layer)
