@@ -11,6 +11,7 @@ const coverage = (fields: Partial<StoreCoverage>): StoreCoverage => ({
   coveredFrom: 0,
   coveredTo: may,
   unfinished: false,
+  agedOut: [],
   bills: 20_000,
   ...fields
 })
@@ -45,6 +46,20 @@ describe("what a read from a store says it holds", () => {
     expect(readsWhole(interrupted, { to: may })).toBe(false)
     expect(readsWhole(coverage({ coveredFrom: null, coveredTo: null, unfinished: true }), { from: 0, to: 1 })).toBe(
       false
+    )
+  })
+
+  it("a read that meets a window which aged out before a sync read it is not whole, and the phrase names it", () => {
+    const gap = { from: may, to: may + 100 * day }
+    const aged = coverage({ coveredTo: may + 200 * day, agedOut: [gap] })
+    expect(readsWhole(aged, {})).toBe(false)
+    expect(readsWhole(aged, { from: may + 50 * day, to: may + 60 * day })).toBe(false)
+    expect(readsWhole(aged, { from: may - 10 * day, to: may + 1 })).toBe(false)
+    // Either side of it, the store holds everything.
+    expect(readsWhole(aged, { from: may - 10 * day, to: may })).toBe(true)
+    expect(readsWhole(aged, { from: may + 100 * day })).toBe(true)
+    expect(describeCoverage(aged)).toBe(
+      "spot: the store holds every bill up to 2025-11-17T00:00:00.000Z but for 2025-05-01T00:00:00.000Z to 2025-08-09T00:00:00.000Z, which aged out of the exchange's history before a sync read it (20000 bills)"
     )
   })
 })

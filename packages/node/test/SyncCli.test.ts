@@ -139,7 +139,7 @@ describe("bills sync, export --db and audit --db, as processes", () => {
       }
     }
     const finish = await runCli(["sync", "--db", db, "--max-rps", "50"], env())
-    expect(finish.stderr).toContain("(resumed an interrupted sync)")
+    expect(finish.stderr).toContain("(resumed an interrupted sync, whose earlier runs sent")
     expect(finish.code).toBe(0)
     for (const account of ["funding", "spot"] as const) {
       const stored = await runCli(["export", "--account", account, "--db", db], env(offline))

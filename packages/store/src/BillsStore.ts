@@ -47,8 +47,17 @@ export type ListOrder = CoreListOrder
  * @category models
  */
 export interface SyncState {
-  /** The window `[coveredFrom, coveredTo)` (epoch ms) that finished walks have read completely. */
+  /**
+   * The window `[coveredFrom, coveredTo)` (epoch ms) that finished walks have read, completely
+   * but for the `agedOut` windows inside it.
+   */
   readonly covered: { readonly from: number; readonly to: number } | undefined
+  /**
+   * Windows inside `covered` that no walk read: the exchange's history horizon had passed them
+   * when the sync after them ran (it serves only recent history), so their bills are lost to
+   * the store. In time order.
+   */
+  readonly agedOut: ReadonlyArray<{ readonly from: number; readonly to: number }>
   /** The encoded cursor of a walk in progress, to resume from. */
   readonly cursor: string | undefined
   readonly order: ListOrder
@@ -71,6 +80,11 @@ export interface PageCommit {
   readonly cursor: string
   /** Set on the walk's last page: the window it read, added to what is covered. */
   readonly finished: { readonly from: number; readonly to: number } | undefined
+  /**
+   * With `finished`: every aged-out window of the kind once this walk is recorded (the earlier
+   * ones and the gap between the covered window and this walk's, if any); undefined: unchanged.
+   */
+  readonly agedOut?: ReadonlyArray<{ readonly from: number; readonly to: number }> | undefined
   readonly order: ListOrder | undefined
 }
 
@@ -158,6 +172,11 @@ export interface StoreCoverage {
    * finished yet: the store may hold bills outside `[coveredFrom, coveredTo)`, and not all of them.
    */
   readonly unfinished: boolean
+  /**
+   * Windows inside `[coveredFrom, coveredTo)` that no sync read before the exchange stopped
+   * serving them: the store does not hold their bills, and never will (see `SyncState.agedOut`).
+   */
+  readonly agedOut: ReadonlyArray<{ readonly from: number; readonly to: number }>
   /** The bills of (account, kind) the store holds. */
   readonly bills: number
 }

@@ -13,7 +13,7 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
-import { type BillKind, BillsStore } from "./BillsStore.js"
+import { type BillKind, BillsStore, type SyncState } from "./BillsStore.js"
 import { kindWalks } from "./internal/kindWalks.js"
 import * as LeaseHolder from "./internal/leaseHolder.js"
 import type { StoreAccount } from "./StoreAccount.js"
@@ -69,6 +69,13 @@ export interface SyncProgress {
 export interface SyncSummary extends SyncProgress {
   /** The run continued a walk that an earlier run left unfinished. */
   readonly resumed: boolean
+  /** The requests the earlier runs of a resumed walk sent; 0 for a fresh walk. */
+  readonly earlierRequests: number
+  /**
+   * A window between what the store covered and what this run read that no sync will read:
+   * the exchange's history horizon passed it before this run (see `SyncState.agedOut`).
+   */
+  readonly agedOut: { readonly from: number; readonly to: number } | undefined
   /** The window this run's walk read, `[from, to)` epoch ms. */
   readonly from: number
   readonly to: number
@@ -100,7 +107,19 @@ interface Tally {
   readonly requests: number
   readonly added: number
   readonly window: { readonly from: number; readonly to: number }
+  /** The walk reached its end. */
+  readonly done: boolean
 }
+
+/**
+ * The aged-out windows once a walk that read `window` is recorded, when it adds one: the part
+ * between the covered window's end and the start of `window`, which the exchange no longer
+ * served when this walk began (its history horizon had passed it).
+ */
+const agedOutWith = (state: SyncState, window: { readonly from: number; readonly to: number }) =>
+  state.covered !== undefined && window.from > state.covered.to
+    ? [...state.agedOut, { from: state.covered.to, to: window.from }]
+    : undefined
 
 const syncKind = (options: SyncOptions, kind: BillKind) =>
   Effect.gen(function* () {
@@ -121,14 +140,14 @@ const syncKind = (options: SyncOptions, kind: BillKind) =>
     const given =
       options.from === undefined ? undefined : yield* Schema.decode(TimeBound)(options.from).pipe(Effect.orDie)
     const from = state.covered === undefined ? given : Math.max(state.covered.to - overlapMillis, state.covered.from, 0)
-    const pages = yield* Effect.mapError(
+    const { pages, earlierRequests } = yield* Effect.mapError(
       kindWalks[kind]({ from, cursor: state.cursor, concurrency: options.concurrency }),
       ({ reason }) =>
         new StoreUnavailable({ target: store.target, reason: `the stored cursor of ${account} ${kind}: ${reason}` })
     )
     const tally = yield* Stream.runFoldEffect(
       ahead(pages),
-      { pages: 0, requests: 0, added: 0, window: { from: from ?? 0, to: 0 } } satisfies Tally,
+      { pages: 0, requests: 0, added: 0, window: { from: from ?? 0, to: 0 }, done: false } satisfies Tally,
       (before, page): Effect.Effect<Tally, SyncStoreError> =>
         Effect.gen(function* () {
           // Past a history horizon the exchange serves nothing older than `servedFrom`: the store
@@ -142,13 +161,16 @@ const syncKind = (options: SyncOptions, kind: BillKind) =>
             bills: page.bills,
             cursor: page.encoded,
             finished: page.cursor.done ? window : undefined,
+            agedOut: page.cursor.done ? agedOutWith(state, window) : undefined,
             order: page.order
           })
           const after = {
             pages: before.pages + 1,
-            requests: page.cursor.requests,
+            // This run's requests: a resumed cursor's tally counts the earlier run's too.
+            requests: page.cursor.requests - earlierRequests,
             added: before.added + added,
-            window
+            window,
+            done: page.cursor.done
           }
           if (options.onPage !== undefined) {
             yield* options.onPage({ kind, pages: after.pages, requests: after.requests, added: after.added })
@@ -163,6 +185,8 @@ const syncKind = (options: SyncOptions, kind: BillKind) =>
       requests: tally.requests,
       added: tally.added,
       resumed: state.cursor !== undefined,
+      earlierRequests,
+      agedOut: tally.done ? agedOutWith(state, tally.window)?.at(-1) : undefined,
       from: tally.window.from,
       to: tally.window.to,
       stored

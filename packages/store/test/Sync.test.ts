@@ -141,8 +141,10 @@ for (const engine of engines) {
         const firstRun = yield* requestsOf
         const resumed = yield* Sync.run({ account, concurrency: 1 })
         expect(resumed.map((s) => s.resumed)).toEqual([true, true])
-        // The walk goes on from page five: its request count carries on from the four before.
-        expect(resumed.map((s) => s.requests - s.pages)).toEqual([4, 4])
+        // The walk goes on from page five: the summary counts this run's requests, and says the
+        // earlier run sent four.
+        expect(resumed.map((s) => s.requests - s.pages)).toEqual([0, 0])
+        expect(resumed.map((s) => s.earlierRequests)).toEqual([4, 4])
         const total = yield* requestsOf
         // Resuming asks only for the pages not committed yet.
         expect(total.funding - firstRun.funding).toBe(resumed[0]?.pages)

@@ -49,11 +49,21 @@ export const describeCoverage = (coverage: StoreCoverage): string => {
   }
   // A first sync without --from reads all the exchange serves: its window starts at 0.
   const from = coverage.coveredFrom === 0 ? "" : `from ${iso(coverage.coveredFrom)} `
-  const window = `${coverage.kind}: the store holds every bill ${from}up to ${iso(coverage.coveredTo)}`
+  const lost = coverage.agedOut.map((gap) => `${iso(gap.from)} to ${iso(gap.to)}`).join(", ")
+  const window =
+    coverage.agedOut.length === 0
+      ? `${coverage.kind}: the store holds every bill ${from}up to ${iso(coverage.coveredTo)}`
+      : `${coverage.kind}: the store holds every bill ${from}up to ${iso(coverage.coveredTo)} but for ${lost}, which aged out of the exchange's history before a sync read it`
   return coverage.unfinished
     ? `${window}; a sync after that is unfinished (${held} held in all)`
     : `${window} (${held})`
 }
+
+/** Whether `window` meets one of the windows that aged out before a sync read them. */
+const meetsAgedOut = (coverage: StoreCoverage, window: StoreRead["window"]): boolean =>
+  coverage.agedOut.some(
+    (gap) => gap.from < (window.to ?? Number.POSITIVE_INFINITY) && (window.from ?? 0) < gap.to
+  )
 
 /**
  * What a read from a store takes: the kinds it reads, the window asked for (epoch ms, `to`
@@ -73,19 +83,21 @@ export interface StoreRead {
 
 /**
  * Whether a read of `window` from a store with `coverage` gets every bill the exchange served
- * there: always when no sync of the kind is unfinished (the read is the store as of its last
+ * there: never when it meets a window that aged out of the exchange's history before a sync read
+ * it; else always when no sync of the kind is unfinished (the read is the store as of its last
  * sync), else only when the window lies inside the one the store holds completely.
  *
  * @since 0.1.0
  * @category utils
  */
 export const readsWhole = (coverage: StoreCoverage, window: StoreRead["window"]): boolean =>
-  !coverage.unfinished ||
-  (coverage.coveredFrom !== null &&
-    coverage.coveredTo !== null &&
-    (window.from ?? 0) >= coverage.coveredFrom &&
-    window.to !== undefined &&
-    window.to <= coverage.coveredTo)
+  !meetsAgedOut(coverage, window) &&
+  (!coverage.unfinished ||
+    (coverage.coveredFrom !== null &&
+      coverage.coveredTo !== null &&
+      (window.from ?? 0) >= coverage.coveredFrom &&
+      window.to !== undefined &&
+      window.to <= coverage.coveredTo))
 
 /**
  * Runs `use` with `BillsApi` answered from the store at `db`, given what the store holds of

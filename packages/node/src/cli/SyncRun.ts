@@ -116,7 +116,10 @@ export const runSync = (parsed: SyncFlags) =>
     for (const summary of summaries) {
       yield* progress.end(
         summary.kind,
-        `${summary.kind}: ${count(summary.added, "new bill")} in ${count(summary.requests, "request")}${summary.resumed ? " (resumed an interrupted sync)" : ""}; ${summary.stored} kept`
+        `${summary.kind}: ${count(summary.added, "new bill")} in ${count(summary.requests, "request")}${summary.resumed ? ` (resumed an interrupted sync, whose earlier runs sent ${count(summary.earlierRequests, "request")})` : ""}; ${summary.stored} kept` +
+          (summary.agedOut === undefined
+            ? ""
+            : `; the exchange's history from ${new Date(summary.agedOut.from).toISOString()} to ${new Date(summary.agedOut.to).toISOString()} aged out before this sync could read it: the store does not hold it`)
       )
     }
     return summaries

@@ -77,6 +77,7 @@ export const make = (
           const to = row?.covered_to ?? null
           return {
             covered: from === null || to === null ? undefined : { from, to },
+            agedOut: row?.aged_out ?? [],
             cursor: row?.cursor ?? undefined,
             order: row?.server_order ?? "newest-first"
           }
@@ -124,6 +125,7 @@ export const make = (
               until: at + page.leaseMillis,
               cursor: page.finished === undefined ? page.cursor : null,
               finished: page.finished ?? null,
+              agedOut: page.finished === undefined || page.agedOut === undefined ? null : JSON.stringify(page.agedOut),
               order: page.order ?? null
             })
             if (advanced.length === 0) {
@@ -195,6 +197,7 @@ export const make = (
           coveredFrom: current.covered?.from ?? null,
           coveredTo: current.covered?.to ?? null,
           unfinished: current.cursor !== undefined || current.covered === undefined,
+          agedOut: current.agedOut,
           bills: held
         })
       )

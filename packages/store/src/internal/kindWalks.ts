@@ -36,10 +36,18 @@ export interface WalkStart {
   readonly concurrency: number | undefined
 }
 
-/** A kind's walk for the sync: the stored cursor fails to decode with its reason. */
+/**
+ * A kind's walk for the sync, and the requests its stored cursor counts already (an earlier
+ * run's, 0 for a fresh walk): a cursor's tally goes on across runs. The stored cursor fails to
+ * decode with its reason.
+ */
 export type KindWalk = (
   start: WalkStart
-) => Effect.Effect<Stream.Stream<WalkPage, BillsError>, { readonly reason: string }, BillsApi>
+) => Effect.Effect<
+  { readonly pages: Stream.Stream<WalkPage, BillsError>; readonly earlierRequests: number },
+  { readonly reason: string },
+  BillsApi
+>
 
 /** The funding order as one page shows it: times falling means newest first. */
 const fundingOrder = (page: FundingPage): ListOrder | undefined => {
@@ -83,12 +91,15 @@ const kindWalk = <
           ? { from: start.from, concurrency: start.concurrency }
           : { cursor, concurrency: start.concurrency }
       )
-      return Stream.map(pages, (page) => ({
-        bills: page.bills,
-        cursor: page.cursor,
-        encoded: encode(page.cursor),
-        order: orderOf(page)
-      }))
+      return {
+        pages: Stream.map(pages, (page) => ({
+          bills: page.bills,
+          cursor: page.cursor,
+          encoded: encode(page.cursor),
+          order: orderOf(page)
+        })),
+        earlierRequests: cursor?.requests ?? 0
+      }
     })
 }
 

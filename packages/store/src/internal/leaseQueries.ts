@@ -29,6 +29,8 @@ const AdvanceRequest = Schema.Struct({
   until: Schema.Number,
   cursor: Schema.NullOr(Schema.String),
   finished: Schema.NullOr(Schema.Struct({ from: Schema.Number, to: Schema.Number })),
+  /** With `finished`, the kind's aged-out windows as JSON, when they change. */
+  agedOut: Schema.NullOr(Schema.String),
   order: Schema.NullOr(Order)
 })
 
@@ -78,6 +80,7 @@ export const make = Effect.gen(function* () {
               THEN ${page.finished.from} ELSE covered_from END,
             covered_to = CASE WHEN covered_to IS NULL OR covered_to < ${page.finished.to}
               THEN ${page.finished.to} ELSE covered_to END,
+            aged_out = COALESCE(${page.agedOut}, aged_out),
             ${order}, lease_until = ${page.until}
             WHERE ${fence} RETURNING account`
     }

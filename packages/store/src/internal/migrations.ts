@@ -47,11 +47,20 @@ const create = Effect.gen(function* () {
   )`
 })
 
+/**
+ * The windows a sync found aged out: the exchange's horizon had passed them before any walk
+ * read them, so the covered window is no longer whole.
+ */
+const agedOut = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql`ALTER TABLE ab_sync ADD COLUMN aged_out TEXT`
+})
+
 /** Every migration, by id. */
-export const migrations = { "1_create": create } as const
+export const migrations = { "1_create": create, "2_aged_out": agedOut } as const
 
 /** The schema version this code writes: the id of the last migration. */
-export const schemaVersion = 1
+export const schemaVersion = 2
 
 /** The loader the Migrator runs. */
 export const loader = Migrator.fromRecord(migrations)

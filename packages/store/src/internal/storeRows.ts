@@ -19,14 +19,20 @@ export const Order = Schema.Literal("newest-first", "oldest-first")
 /** The key of a row of `ab_sync` (and of the bills of one account and kind). */
 export const SyncKey = Schema.Struct({ account: Schema.String, kind: Kind })
 
-/** A row of `ab_sync`: what is covered, the walk's cursor, and the lease. */
+/**
+ * The aged-out windows of a kind as `ab_sync.aged_out` keeps them: JSON, `[{from, to}, …]`.
+ */
+export const AgedOut = Schema.parseJson(Schema.Array(Schema.Struct({ from: Schema.Number, to: Schema.Number })))
+
+/** A row of `ab_sync`: what is covered, the walk's cursor, the lease, and the aged-out windows. */
 export const SyncRow = Schema.Struct({
   covered_from: Schema.NullOr(DbInt),
   covered_to: Schema.NullOr(DbInt),
   cursor: Schema.NullOr(Schema.String),
   server_order: Schema.NullOr(Order),
   lease_owner: Schema.NullOr(Schema.String),
-  lease_until: Schema.NullOr(DbInt)
+  lease_until: Schema.NullOr(DbInt),
+  aged_out: Schema.NullOr(AgedOut)
 })
 
 /** A row of `ab_accounts`. */

@@ -23,7 +23,7 @@ export const make = Effect.gen(function* () {
     Request: SyncKey,
     Result: SyncRow,
     execute: (key) =>
-      sql`SELECT covered_from, covered_to, cursor, server_order, lease_owner, lease_until FROM ab_sync WHERE account = ${key.account} AND kind = ${key.kind}`
+      sql`SELECT covered_from, covered_to, cursor, server_order, lease_owner, lease_until, aged_out FROM ab_sync WHERE account = ${key.account} AND kind = ${key.kind}`
   })
 
   return { ensure, read } as const
