@@ -107,7 +107,14 @@ for (const engine of engines) {
         yield* TestClock.setTime(now)
         const store = yield* BillsStore
         yield* store.register(account)
-        const empty = { account: account.id, kind: "spot", coveredFrom: null, coveredTo: null, unfinished: true, agedOut: [] }
+        const empty = {
+          account: account.id,
+          kind: "spot",
+          coveredFrom: null,
+          coveredTo: null,
+          unfinished: true,
+          agedOut: []
+        }
         expect(yield* store.coverage(account.id, "spot")).toEqual({ ...empty, bills: 0 })
         yield* store.acquireLease(account.id, "spot", "A", 30_000)
         // A first walk stopped mid-way: some bills, no window held completely.

@@ -61,9 +61,7 @@ export const describeCoverage = (coverage: StoreCoverage): string => {
 
 /** Whether `window` meets one of the windows that aged out before a sync read them. */
 const meetsAgedOut = (coverage: StoreCoverage, window: StoreRead["window"]): boolean =>
-  coverage.agedOut.some(
-    (gap) => gap.from < (window.to ?? Number.POSITIVE_INFINITY) && (window.from ?? 0) < gap.to
-  )
+  coverage.agedOut.some((gap) => gap.from < (window.to ?? Number.POSITIVE_INFINITY) && (window.from ?? 0) < gap.to)
 
 /**
  * What a read from a store takes: the kinds it reads, the window asked for (epoch ms, `to`
