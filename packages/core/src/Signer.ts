@@ -8,9 +8,10 @@
 import * as Headers from "@effect/platform/Headers"
 import * as Clock from "effect/Clock"
 import * as Config from "effect/Config"
-import type * as ConfigError from "effect/ConfigError"
+import * as ConfigError from "effect/ConfigError"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
 import * as Ref from "effect/Ref"
@@ -103,15 +104,26 @@ export class Signer extends Context.Tag("@account-bills/core/Signer")<Signer, Si
 }
 
 /**
- * The credentials from the environment, each read as `Redacted`.
+ * A credential variable, as `Redacted`: one set to the empty string (`WEEX_API_KEY=`) counts as
+ * missing, since the exchange would only refuse it.
+ */
+const credential = (name: string): Config.Config<Redacted.Redacted> =>
+  Config.redacted(
+    Config.mapOrFail(Config.string(name), (value) =>
+      value === "" ? Either.left(ConfigError.MissingData([], "is set but empty")) : Either.right(value)
+    )
+  )
+
+/**
+ * The credentials from the environment, each read as `Redacted`; an empty variable is missing.
  *
  * @since 0.1.0
  * @category config
  */
 export const credentialsConfig: Config.Config<Credentials> = Config.all({
-  apiKey: Config.redacted("WEEX_API_KEY"),
-  secret: Config.redacted("WEEX_API_SECRET"),
-  passphrase: Config.redacted("WEEX_API_PASSPHRASE")
+  apiKey: credential("WEEX_API_KEY"),
+  secret: credential("WEEX_API_SECRET"),
+  passphrase: credential("WEEX_API_PASSPHRASE")
 })
 
 /**
