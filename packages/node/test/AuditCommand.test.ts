@@ -38,6 +38,8 @@ describe("bills audit, as a process against the local exchange", () => {
     expect(result.stderr).toBe("")
     expect(result.code).toBe(0)
     const lines = result.stdout.trimEnd().split("\n")
+    // Without --from the report says what it read in words a person uses.
+    expect(lines[0]).toMatch(/^audit of the whole history up to \d{4}-/)
     expect(lines.filter((line) => line.startsWith("funding ") && line.endsWith(": whole")).length).toBeGreaterThan(0)
     expect(lines.filter((line) => line.startsWith("spot ") && line.endsWith(": whole")).length).toBeGreaterThan(0)
     expect(lines).toContain("funding count: the exchange counts 150 bills, 150 received")

@@ -75,7 +75,8 @@ const describeBill = (bill: Ledger.BillRef): string =>
  */
 export const formatReport = (report: Ledger.AuditReport): ReadonlyArray<string> => {
   const lines: Array<string> = []
-  const window = `${report.from === undefined ? "the beginning" : iso(report.from)} to ${report.to === undefined ? "now" : iso(report.to)}`
+  const to = report.to === undefined ? "now" : iso(report.to)
+  const window = report.from === undefined ? `the whole history up to ${to}` : `${iso(report.from)} to ${to}`
   lines.push(`audit of ${window}${report.coinId === undefined ? "" : `, coin ${report.coinId}`}`)
   for (const account of report.accounts) {
     if (account.coins.length === 0) lines.push(`${account.account}: no bills`)
