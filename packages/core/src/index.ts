@@ -39,6 +39,13 @@ export {
   type RateLimitOptions
 } from "./BillsRateLimiter.js"
 /**
+ * The help text of our command-line programs, tidied.
+ *
+ * @since 0.1.0
+ * @category modules
+ */
+export * as CliHelp from "./CliHelp.js"
+/**
  * Counters per operation: requests, 429s, retries, bills.
  *
  * @since 0.1.0

@@ -49,6 +49,34 @@ describe("bills, as a person reads it", () => {
     expect(result.stdout).toContain("WEEX_API_VERSION: the exchange's interface version: v2 or v3")
   })
 
+  it("help an operator finds: bills lists fleet, usage lines are pasteable, no filler, the fleet's own help as plain", async () => {
+    const root = await runCli(["--help"], env())
+    expect(root.code).toBe(0)
+    expect(root.stdout).toMatch(/- fleet +many accounts/)
+    const mistyped = await runCli(["exprt"], env())
+    expect(mistyped.code).toBe(2)
+    expect(mistyped.stderr).toContain("'fleet'")
+    const exported = await runCli(["export", "--help"], env())
+    expect(exported.stdout).toContain("$ bills export --account")
+    expect(exported.stdout).not.toContain("A user-defined piece of text.")
+    const run = await runCli(["fleet", "run", "--help"], env())
+    expect(run.code).toBe(0)
+    expect(run.stdout).not.toContain("\x1b[")
+    expect(run.stdout).toContain("$ bills fleet run --db")
+    expect(run.stdout).not.toContain("A user-defined piece of text.")
+    for (const text of [
+      "(default: 34431)",
+      "(default: 60s)",
+      "(default: 20)",
+      "ENVIRONMENT",
+      "BILLS_FLEET_KEY",
+      "PGPASSWORD",
+      "WEEX_API_VERSION"
+    ]) {
+      expect(run.stdout).toContain(text)
+    }
+  })
+
   it("--log-level is taken after the subcommand, as the help lists it there", async () => {
     const result = await runCli(["export", "--account", "funding", "--log-level", "error", "--out", os.devNull], env())
     expect(result.stderr).not.toContain("unknown argument")

@@ -7,8 +7,9 @@
  *
  * @since 0.1.0
  */
-import { BillsConfig, credentialsConfig } from "@account-bills/core"
+import { BillsConfig, CliHelp, credentialsConfig } from "@account-bills/core"
 import * as Command from "@effect/cli/Command"
+import * as HelpDoc from "@effect/cli/HelpDoc"
 import * as Options from "@effect/cli/Options"
 import * as ValidationError from "@effect/cli/ValidationError"
 import * as NodeContext from "@effect/platform-node/NodeContext"
@@ -221,12 +222,15 @@ const runFlags = {
     Options.optional
   ),
   host: Options.text("host").pipe(
-    Options.withDescription("the address other runners reach this one at"),
+    Options.withDescription("the address other runners reach this one at (default: 127.0.0.1)"),
     Options.withDefault("127.0.0.1")
   ),
-  port: Options.integer("port").pipe(Options.withDescription("the port of this runner"), Options.withDefault(34431)),
+  port: Options.integer("port").pipe(
+    Options.withDescription("the port other runners reach this one at (default: 34431)"),
+    Options.withDefault(34431)
+  ),
   interval: Options.text("interval").pipe(
-    Options.withDescription("time between the passes of an account that is current (5s, 1m, ...)"),
+    Options.withDescription("time between the passes of an account that is current: 5s, 1m, ... (default: 60s)"),
     Options.withDefault("60s")
   ),
   ipRps: Options.integer("ip-rps").pipe(
@@ -234,7 +238,7 @@ const runFlags = {
     Options.optional
   ),
   maxRps: Options.integer("max-rps").pipe(
-    Options.withDescription("requests per second per operation of one account (its key)"),
+    Options.withDescription("requests per second per operation of one account, its key (default: 10)"),
     Options.withDefault(10)
   ),
   concurrency: Options.integer("concurrency").pipe(
@@ -248,7 +252,7 @@ const runFlags = {
     Options.optional
   ),
   pagesPerPass: Options.integer("pages-per-pass").pipe(
-    Options.withDescription("pages per kind in one pass; longer walks continue in the next pass"),
+    Options.withDescription("pages per kind in one pass; longer walks continue in the next pass (default: 20)"),
     Options.withDefault(20)
   )
 }
@@ -326,9 +330,23 @@ const fleet = Command.make("fleet").pipe(
   Command.withSubcommands([addCommand, removeCommand, runCommand, statusCommand])
 )
 
+/** The help's last section: every variable a runner or a fleet command reads. */
+const environment = HelpDoc.sequence(
+  HelpDoc.h1("ENVIRONMENT"),
+  HelpDoc.enumeration(
+    [
+      "BILLS_FLEET_KEY: the key the accounts' credentials are encrypted with (32 bytes, base64); add and run need it",
+      "PGPASSWORD: the password of the fleet's PostgreSQL database, when --db has none (never put it in the URL)",
+      "WEEX_BASE_URL, WEEX_LOCALE, WEEX_API_VERSION (v2 or v3): the client settings, read as bills sync reads them",
+      "WEEX_API_KEY, WEEX_API_SECRET, WEEX_API_PASSPHRASE: the credentials of the account fleet add adds"
+    ].map((line) => HelpDoc.p(line)) as [HelpDoc.HelpDoc, ...Array<HelpDoc.HelpDoc>]
+  )
+)
+
 const cli = Command.run(Command.make("bills").pipe(Command.withSubcommands([fleet])), {
   name: "bills",
-  version: "0.1.0"
+  version: "0.1.0",
+  footer: environment
 })
 
 // biome-ignore lint/suspicious/noControlCharactersInRegex: ANSI escapes are what this strips
@@ -349,8 +367,16 @@ const report = (message: string, code: number) =>
  */
 export const main = (argv: ReadonlyArray<string>): Effect.Effect<number> => {
   const cliErrors: Array<string> = []
+  // Colours only for a person at a terminal who has not asked for none (https://no-color.org).
+  const colour = process.stdout.isTTY === true && (process.env.NO_COLOR ?? "") === ""
   const quietConsole = Effect.map(Console.consoleWith(Effect.succeed), (console) => ({
     ...console,
+    log: (...args: ReadonlyArray<unknown>) =>
+      console.log(
+        ...args.map((arg) =>
+          typeof arg === "string" ? CliHelp.tidy(colour ? arg : arg.replace(ansi, ""), "bills fleet") : arg
+        )
+      ),
     error: (...args: ReadonlyArray<unknown>) => Effect.sync(() => void cliErrors.push(args.map(String).join(" ")))
   }))
   return Effect.flatMap(quietConsole, (console) =>

@@ -8,6 +8,7 @@
  *
  * @since 0.1.0
  */
+import { CliHelp } from "@account-bills/core"
 import * as Command from "@effect/cli/Command"
 import * as HelpDoc from "@effect/cli/HelpDoc"
 import * as ValidationError from "@effect/cli/ValidationError"
@@ -33,9 +34,19 @@ import { syncCommand } from "./SyncCommand.js"
  */
 export const ExitCode = { ok: 0, failed: 1, usage: 2, broken: 3, incomplete: 4, interrupted: 130 } as const
 
+/**
+ * `bills fleet …` for the help only: `main` hands every `bills fleet` command line to
+ * @account-bills/fleet before this tree sees it.
+ */
+const fleetCommand = Command.make("fleet").pipe(
+  Command.withDescription(
+    "many accounts kept current by runner processes on PostgreSQL (and Redis): bills fleet add|remove|run|status (needs @account-bills/fleet; bills fleet --help)"
+  )
+)
+
 const bills = Command.make("bills").pipe(
   Command.withDescription("export the bill history of an exchange account"),
-  Command.withSubcommands([exportCommand, auditCommand, syncCommand, fakeExchangeCommand("npx bills")])
+  Command.withSubcommands([exportCommand, auditCommand, syncCommand, fakeExchangeCommand("npx bills"), fleetCommand])
 )
 
 /** The help's last section: where the credentials and settings come from. */
@@ -107,7 +118,11 @@ export const main = (argv: ReadonlyArray<string>): Effect.Effect<number> => {
   const console = Effect.map(Console.consoleWith(Effect.succeed), (console) => ({
     ...console,
     log: (...args: ReadonlyArray<unknown>) =>
-      colour ? console.log(...args) : console.log(...args.map((arg) => String(arg).replace(ansi, ""))),
+      console.log(
+        ...args.map((arg) =>
+          typeof arg === "string" ? CliHelp.tidy(colour ? arg : arg.replace(ansi, ""), "bills") : arg
+        )
+      ),
     error: (...args: ReadonlyArray<unknown>) => Effect.sync(() => void cliErrors.push(args.map(String).join(" ")))
   }))
   return Effect.flatMap(console, (console) =>
