@@ -21,6 +21,7 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as Metric from "effect/Metric"
+import * as Runtime from "effect/Runtime"
 import * as Schedule from "effect/Schedule"
 import * as SynchronizedRef from "effect/SynchronizedRef"
 import { Redis } from "ioredis"
@@ -74,6 +75,9 @@ export interface AddressBudgetOptions {
    */
   readonly hold?: Duration.DurationInput | undefined
 }
+
+/** How long a release keeps trying a Redis that does not answer. */
+const releaseTimeout = Duration.seconds(2)
 
 const spacingOf = (options: AddressBudgetOptions) =>
   Duration.toMillis(options.window ?? Duration.seconds(1)) + Duration.toMillis(options.margin ?? Duration.millis(2))
@@ -155,18 +159,54 @@ export class AddressBudget extends Context.Tag("@account-bills/fleet/AddressBudg
       AddressBudget,
       Effect.gen(function* () {
         const target = url.replace(/\/\/[^@/]*@/, "//***@")
+        // The connection's own failure (ECONNREFUSED, …), which says more than a command's
+        // "max retries" or "Connection is closed" does.
+        let lastConnectionError: string | undefined
         const unavailable = (cause: unknown) =>
-          new BudgetUnavailable({ target, reason: cause instanceof Error ? cause.message : String(cause) })
+          new BudgetUnavailable({
+            target,
+            reason: lastConnectionError ?? (cause instanceof Error ? cause.message : String(cause))
+          })
+        const runFork = Runtime.runFork(yield* Effect.runtime<never>())
+        const scope = yield* Effect.scope
         const redis = yield* Effect.acquireRelease(
           Effect.tryPromise({
             try: async () => {
               const client = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 2 })
+              let connected = false
+              // One line when the budget is lost and one when it is back, however many
+              // reconnections ioredis tries in between (without a listener it prints each).
+              let lost = false
+              client.on("error", (error: Error) => {
+                lastConnectionError = error.message
+                if (lost || !connected) return
+                lost = true
+                runFork(
+                  Effect.logWarning(
+                    `the shared budget at ${target} is lost (${error.message}): no request goes out until it is back`
+                  )
+                )
+              })
+              client.on("ready", () => {
+                lastConnectionError = undefined
+                if (!lost) return
+                lost = false
+                runFork(Effect.logWarning(`the shared budget at ${target} is back`))
+              })
               await client.connect()
+              connected = true
               return client
             },
             catch: unavailable
           }),
-          (client) => Effect.promise(() => client.quit().catch(() => "")).pipe(Effect.asVoid)
+          // Closed at once: a Redis that is away would keep a polite QUIT (and its reconnections)
+          // waiting, and the process with it.
+          (client) =>
+            Effect.promise(() => client.quit().catch(() => "")).pipe(
+              Effect.timeout("1 second"),
+              Effect.ignore,
+              Effect.ensuring(Effect.sync(() => client.disconnect(false)))
+            )
         )
         const limit = Math.max(1, Math.floor(options.limit))
         const spacing = spacingOf(options)
@@ -175,7 +215,8 @@ export class AddressBudget extends Context.Tag("@account-bills/fleet/AddressBudg
         // A Redis that fails is asked again, never bypassed: no grant, no request.
         const persist = <A>(call: () => Promise<A>) =>
           Effect.tryPromise({ try: call, catch: unavailable }).pipe(
-            Effect.tapError((error) => Effect.logWarning(error.message)),
+            // A lost connection is said once, by the client's listeners; any other failure here.
+            Effect.tapError((error) => (redis.status === "ready" ? Effect.logWarning(error.message) : Effect.void)),
             Effect.retry(Schedule.exponential(Duration.millis(50)).pipe(Schedule.union(Schedule.spaced("1 second")))),
             Effect.orDie
           )
@@ -192,8 +233,15 @@ export class AddressBudget extends Context.Tag("@account-bills/fleet/AddressBudg
               yield* Effect.sleep(Duration.millis(value))
             }
           })
+        // A release that cannot reach Redis gives up after a while: the grant frees itself
+        // `hold` after it was given, so giving up only keeps its place longer, and a runner told
+        // to stop is not held by a Redis that is away.
         const release = (key: string, member: string) =>
-          Effect.asVoid(persist(() => redis.eval(releaseScript, 1, key, member) as Promise<number>))
+          persist(() => redis.eval(releaseScript, 1, key, member) as Promise<number>).pipe(
+            Effect.interruptible,
+            Effect.timeout(releaseTimeout),
+            Effect.ignore
+          )
         return AddressBudget.of({
           withGrant: (operation, granted) => (request) =>
             Effect.suspend(() => {
@@ -211,8 +259,11 @@ export class AddressBudget extends Context.Tag("@account-bills/fleet/AddressBudg
                     // counts one more window before it is released, apart from the one giving up.
                     Exit.isInterrupted(exit)
                       ? Effect.asVoid(
-                          Effect.forkDaemon(
-                            Effect.zipRight(Effect.sleep(Duration.millis(spacing)), release(key, member))
+                          // In the layer's scope: closing the budget ends it (the grant then frees
+                          // itself after `hold`), where a daemon fiber would outlive the runner.
+                          Effect.forkIn(
+                            Effect.zipRight(Effect.sleep(Duration.millis(spacing)), release(key, member)),
+                            scope
                           )
                         )
                       : release(key, member)

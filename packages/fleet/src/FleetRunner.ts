@@ -18,6 +18,7 @@ import * as RunnerAddress from "@effect/cluster/RunnerAddress"
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as HttpClient from "@effect/platform/HttpClient"
 import * as Context from "effect/Context"
+import * as Cause from "effect/Cause"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
@@ -206,7 +207,11 @@ const entityLayer = (options: FleetRunnerOptions, egress: ReadonlyArray<Egress.E
           }).pipe(
             Effect.provide(routed()),
             Effect.onExit((exit) => {
-              if (!Exit.isSuccess(exit)) return Effect.logInfo("pass ends")
+              if (!Exit.isSuccess(exit)) {
+                return Cause.isInterruptedOnly(exit.cause)
+                  ? Effect.logInfo("pass ends")
+                  : Effect.logWarning(`pass ends: it failed: ${Cause.squash(exit.cause)}`)
+              }
               // One line per pass: a failed one at warning level, with each kind's reason.
               const failed = exit.value.filter((outcome) => outcome.error !== undefined)
               return (

@@ -213,6 +213,9 @@ const statusCommand = Command.make(
   )
 )
 
+/** How long a runner told to stop may take to hand its accounts over. */
+const handOverDeadlineMillis = 4_000
+
 const runFlags = {
   db,
   redis: Options.text("redis").pipe(
@@ -309,10 +312,24 @@ const runCommand = Command.make("run", runFlags, (flags) =>
     // other runners) and the process exits 0. SIGINT stays an interruption (130).
     const stop = yield* Deferred.make<void>()
     process.removeAllListeners("SIGTERM")
-    process.once("SIGTERM", () => Deferred.unsafeDone(stop, Effect.void))
+    process.once("SIGTERM", () => {
+      Deferred.unsafeDone(stop, Effect.void)
+      // A hand-over waits on the servers (shard locks, leases): with one of them away it may
+      // not finish. The runner still stops, in time for a supervisor's grace period; its
+      // accounts move to other runners when its shard locks and store leases run out.
+      setTimeout(() => {
+        process.stderr.write(
+          `bills: the runner could not hand its accounts over within ${handOverDeadlineMillis / 1_000} s (a server is away); it stops now, and its accounts move when their locks run out\n`
+        )
+        process.exit(0)
+      }, handOverDeadlineMillis).unref()
+    })
     yield* Effect.logInfo(`runner at ${flags.host}:${flags.port} joins the fleet`)
     yield* Effect.raceFirst(Layer.launch(runner), Deferred.await(stop))
     yield* Effect.logInfo("runner handed its accounts over")
+    // A server that is away may leave a socket or a timer behind (a driver reconnecting): it
+    // does not keep a runner that was told to stop alive.
+    yield* Effect.sync(() => setTimeout(() => process.exit(0), 1_000).unref())
   }).pipe(
     Effect.provide(Logger.replace(Logger.defaultLogger, Logger.withConsoleError(Logger.logfmtLogger))),
     Logger.withMinimumLogLevel(LogLevel.Info)

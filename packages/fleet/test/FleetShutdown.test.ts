@@ -1,0 +1,113 @@
+/**
+ * A runner stops when told, whatever its servers do: SIGTERM 3 s into an outage of Redis, of
+ * PostgreSQL, or with the exchange unreachable, and the runner exits 0 within 5 s. The outages
+ * are real to the runner: its connections go through a TCP proxy that is cut (open connections
+ * reset, new ones refused). A Redis outage is said once, with its cause, and ioredis prints
+ * nothing of its own.
+ */
+import { describe, expect, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Redacted from "effect/Redacted"
+import { FleetCipher, FleetDatabase } from "../src/index.js"
+import * as FleetExchange from "./support/FleetExchange.js"
+import { bills, type RunnerProcess } from "./support/runnerProcess.js"
+import { addAccounts, freshDatabase, postgresUrl, redisUrl, testKey } from "./support/services.js"
+import { tcpProxy } from "./support/tcpProxy.js"
+
+const day = 86_400_000
+const credentialsOf = (i: number) => ({ apiKey: `stop-key-${i}`, secret: `secret-${i}`, passphrase: `pass-${i}` })
+
+const until = (what: string, timeoutMs: number, predicate: () => boolean) =>
+  Effect.promise(async () => {
+    const deadline = Date.now() + timeoutMs
+    while (Date.now() < deadline && !predicate()) await new Promise((resolve) => setTimeout(resolve, 100))
+    return predicate()
+  }).pipe(Effect.flatMap((ok) => (ok ? Effect.void : Effect.dieMessage(`timed out waiting for ${what}`))))
+
+const portOf = (url: string) => Number(new URL(url).port)
+const through = (url: string, port: number) => {
+  const target = new URL(url)
+  target.port = String(port)
+  return target.toString()
+}
+
+type Fault = "redis" | "postgres" | "exchange"
+
+const stopDuring = (fault: Fault, slot: number) =>
+  Effect.gen(function* () {
+    const db = yield* freshDatabase(postgresUrl ?? "")
+    const now = Date.now()
+    const exchange = yield* FleetExchange.serve({
+      perAddress: false,
+      accounts: [0, 1].map((i) => ({
+        credentials: credentialsOf(i),
+        generate: { seed: 90 + i, funding: 100, spot: 100, startMillis: now - day, endMillis: now - 60_000 }
+      }))
+    })
+    const database = FleetDatabase.layer(db).pipe(Layer.provide(FleetCipher.layer(Redacted.make(testKey))))
+    yield* addAccounts(2, (i) => `stop-${i}`, credentialsOf).pipe(Effect.provide(database))
+    const pg = yield* Effect.acquireRelease(
+      Effect.promise(() => tcpProxy(portOf(db))),
+      (proxy) => Effect.promise(() => proxy.close())
+    )
+    const redis = yield* Effect.acquireRelease(
+      Effect.promise(() => tcpProxy(portOf(redisUrl ?? ""))),
+      (proxy) => Effect.promise(() => proxy.close())
+    )
+    const runner = yield* Effect.acquireRelease(
+      Effect.sync(() =>
+        bills(
+          fault,
+          [
+            "run",
+            "--db",
+            through(db, pg.port),
+            "--redis",
+            through(redisUrl ?? "", redis.port),
+            "--ip-rps",
+            "20",
+            "--interval",
+            "1s",
+            "--port",
+            String(44_500 + (process.pid % 400) * 3 + slot)
+          ],
+          { BILLS_FLEET_KEY: testKey, WEEX_BASE_URL: fault === "exchange" ? "http://127.0.0.1:9" : exchange.url }
+        )
+      ),
+      (runner: RunnerProcess) =>
+        Effect.promise(() => {
+          if (runner.proc.exitCode === null && runner.proc.signalCode === null) runner.proc.kill("SIGKILL")
+          return runner.exited
+        })
+    )
+    yield* until("passes", 60_000, () => runner.events.filter((event) => event.event === "ends").length >= 2)
+    if (fault === "redis") yield* Effect.promise(() => redis.cut())
+    if (fault === "postgres") yield* Effect.promise(() => pg.cut())
+    yield* Effect.sleep("3 seconds")
+    const told = Date.now()
+    runner.proc.kill("SIGTERM")
+    const code = yield* Effect.promise(() =>
+      Promise.race([runner.exited, new Promise<"alive">((resolve) => setTimeout(() => resolve("alive"), 10_000))])
+    )
+    const took = Date.now() - told
+    console.info(`fleet shutdown test: SIGTERM with ${fault} away, exit ${code} after ${took} ms`)
+    expect(code, runner.stderr().slice(-2_000)).toBe(0)
+    expect(took).toBeLessThanOrEqual(5_000)
+    return runner.stderr()
+  }).pipe(Effect.scoped)
+
+describe.skipIf(postgresUrl === undefined || redisUrl === undefined)("a runner told to stop", () => {
+  it.live(
+    "with Redis away: exits 0 within 5 s, and says once that the budget is lost, with its cause",
+    () =>
+      Effect.gen(function* () {
+        const log = yield* stopDuring("redis", 0)
+        expect(log.match(/the shared budget at \S+ is lost \([^)]*ECONN[A-Z]+/g) ?? []).toHaveLength(1)
+        expect(log).not.toContain("[ioredis] Unhandled error event")
+      }),
+    90_000
+  )
+  it.live("with PostgreSQL away: exits 0 within 5 s", () => Effect.asVoid(stopDuring("postgres", 1)), 90_000)
+  it.live("with the exchange unreachable: exits 0 within 5 s", () => Effect.asVoid(stopDuring("exchange", 2)), 90_000)
+})
