@@ -34,6 +34,7 @@ const v3Codes: ReadonlyArray<readonly [code: string, reason: BillsApiErrorReason
   ["-1042", "Authentication"],
   ["-1043", "TimestampExpired"],
   ["-1044", "Authentication"],
+  ["-1045", "InvalidParameter"],
   ["-1046", "TimestampExpired"],
   ["-1047", "Authentication"],
   ["-1049", "Authentication"],
@@ -259,6 +260,21 @@ describe("v3: the settings", () => {
 describe("v3: the interpreter, pure", () => {
   const interpret = (status: number, text: string) =>
     envelopeV3.interpret("spotBills", { status, text, retryAfter: undefined }, 0)
+
+  it("a failure with a code keeps the Retry-After the server sent, as seconds or as a date", () => {
+    const failed = (retryAfter: string | undefined) =>
+      Either.getLeft(
+        envelopeV3.interpret(
+          "spotBills",
+          { status: 429, text: JSON.stringify({ code: -1054, msg: "busy" }), retryAfter },
+          10_000
+        )
+      )
+    expect(failed("3")).toMatchObject({ value: { _tag: "BillsApiError", code: "-1054", retryAfterMillis: 3_000 } })
+    expect(failed(new Date(15_000).toUTCString())).toMatchObject({ value: { retryAfterMillis: 5_000 } })
+    const none = failed(undefined)
+    expect(none._tag === "Some" && "retryAfterMillis" in none.value && none.value.retryAfterMillis).toBe(false)
+  })
 
   it("a gateway page is retried by status: 502 ServerError, 429 RateLimited; a 404 page is unreadable", () => {
     const html = "<html><body>Bad Gateway</body></html>"
