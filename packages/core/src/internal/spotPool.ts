@@ -19,9 +19,10 @@
  * range (the rest of this segment and all later ones) plus the ids emitted at its edge
  * millisecond: the cursor of a single walk.
  */
+import * as Cause from "effect/Cause"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
+import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
 import * as Queue from "effect/Queue"
 import * as Stream from "effect/Stream"
@@ -57,6 +58,8 @@ export interface WalkPage {
 type Item =
   | { readonly _tag: "Page"; readonly page: Omit<PooledPage, "requests">; readonly last: boolean }
   | { readonly _tag: "Failed"; readonly error: BillsError }
+  // A walk that died (a defect): the stream fails with it rather than wait for a page forever.
+  | { readonly _tag: "Died"; readonly cause: Cause.Cause<never> }
 
 /**
  * The pooled walk from `start` (a walk's state after at least one page), lazily: nothing is
@@ -100,15 +103,21 @@ export const spotPool = (
           for (let first = true; ; first = false) {
             const before = yield* Effect.sync(() => segment.state)
             const sent = yield* Clock.currentTimeMillis
-            const result = yield* Effect.either(page(before))
+            const result = yield* Effect.exit(page(before))
             const now = yield* Clock.currentTimeMillis
             const timing = { sent, now }
-            if (Either.isLeft(result)) {
+            if (Exit.isFailure(result)) {
+              const failure = Cause.failureOption(result.cause)
               yield* Effect.sync(() => plan.afterFailure(segment, timing))
-              yield* Queue.offer(queue, { _tag: "Failed", error: result.left })
+              yield* Queue.offer(
+                queue,
+                Option.isSome(failure)
+                  ? { _tag: "Failed", error: failure.value }
+                  : { _tag: "Died", cause: Cause.stripFailures(result.cause) }
+              )
               return
             }
-            const { bills, next, received, requested } = result.right
+            const { bills, next, received, requested } = result.value
             if (next === undefined) {
               const rest = yield* Effect.sync(() =>
                 plan.afterEnd(segment, { first, bills: bills.length }, requested ? timing : undefined)
@@ -130,6 +139,7 @@ export const spotPool = (
         if (current === undefined) return Effect.fail(Option.none())
         return Effect.flatMap(Queue.take(queueOf(current)), (item) => {
           if (item._tag === "Failed") return Effect.fail(Option.some(item.error))
+          if (item._tag === "Died") return Effect.failCause(item.cause)
           return Effect.flatMap(
             Effect.sync(() => {
               plan.emitted(current, item.page.bills.length, item.last)

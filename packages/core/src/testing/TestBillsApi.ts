@@ -68,7 +68,7 @@ export interface StackOptions {
    * strict window of `limit` per `window` and the client's limiter with the same (and its
    * margin). `false` for none on either side. Default: the fake's `exchange.rateLimit` when
    * given, else `false`. With a limit, a test under `TestClock` must move the clock (a walk of
-   * more than 10 pages waits a window); see README, "Testing your code".
+   * more than 10 pages waits a window); see "Testing your code" in the docs.
    */
   readonly rateLimit?: RateLimitOptions | false | undefined
 }
@@ -99,7 +99,7 @@ const stillMessage = (rateLimit: RateLimitOptions | false) => () => {
       : `the kit's rate limit (${window.limit} requests per ${window.windowMillis} ms) or latency`
   return (
     "TestBillsApi: a request has waited 2 s of real time on a clock that does not move (under it.effect the " +
-    `clock is a TestClock, and time passes only when the test moves it). It waits for ${waitsFor}. Fork the work and move the clock until it is done (TestClock.adjust in a loop, see README, "Testing your code"), ` +
+    `clock is a TestClock, and time passes only when the test moves it). It waits for ${waitsFor}. Fork the work and move the clock until it is done (TestClock.adjust in a loop, see "Testing your code" in the docs), ` +
     "run the test with it.live, or build the kit with rateLimit: false and no latency."
   )
 }
