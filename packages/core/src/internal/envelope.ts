@@ -68,6 +68,27 @@ export const retryAfterMillis = (header: string | undefined, now: number): numbe
  * An answer the version cannot read: an error status still says enough to classify and retry
  * (429, 5xx); anything else is an unreadable body.
  */
+/**
+ * What a body that the interpreter of one version cannot read says when it is the other
+ * version's answer: a v2 envelope carries its `code` as a string (`"40404"`), a v3 failure as a
+ * number (`-1140`, or a bare status). The usual cause is `WEEX_API_VERSION` set for the other
+ * interface than the exchange serves at that address, so the issue names it.
+ */
+export const otherVersionIssue = (
+  text: string,
+  expected: "v2" | "v3"
+): { readonly path: string; readonly message: string } | undefined => {
+  const value = Either.getOrUndefined(Either.try(() => JSON.parse(text) as unknown))
+  if (value === null || typeof value !== "object" || !("code" in value)) return undefined
+  const code = (value as { readonly code: unknown }).code
+  const answered = typeof code === "string" ? "v2" : typeof code === "number" ? "v3" : undefined
+  if (answered === undefined || answered === expected) return undefined
+  return {
+    path: "code",
+    message: `the exchange answered as its ${answered} interface (code ${JSON.stringify(code)}), not ${expected}: set WEEX_API_VERSION=${answered} (or apiVersion: "${answered}")`
+  }
+}
+
 export const unreadable = (
   operation: CallName,
   response: RawResponse,

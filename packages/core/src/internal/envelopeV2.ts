@@ -5,7 +5,14 @@
 import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
 import { BillsApiError } from "../Errors.js"
-import { decodeData, type EnvelopeInterpreter, retryAfterMillis, ServerTimeMillis, unreadable } from "./envelope.js"
+import {
+  decodeData,
+  type EnvelopeInterpreter,
+  otherVersionIssue,
+  retryAfterMillis,
+  ServerTimeMillis,
+  unreadable
+} from "./envelope.js"
 import { reasonOf } from "./errorReason.js"
 import { firstIssue } from "./parseIssue.js"
 import { operationPath, serverTimePath, successCode } from "./protocol.js"
@@ -31,7 +38,8 @@ export const envelopeV2: EnvelopeInterpreter = {
     const envelope = decodeEnvelope(response.text)
     const retryAfter = retryAfterMillis(response.retryAfter, now)
     if (Either.isLeft(envelope)) {
-      return unreadable(operation, response, retryAfter, firstIssue(envelope.left), (status) => reasonOf("", status))
+      const issue = otherVersionIssue(response.text, "v2") ?? firstIssue(envelope.left)
+      return unreadable(operation, response, retryAfter, issue, (status) => reasonOf("", status))
     }
     const { code, data, msg, requestTime } = envelope.right
     if (code === successCode && response.status >= 200 && response.status < 300)

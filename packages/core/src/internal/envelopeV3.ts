@@ -8,7 +8,14 @@ import * as Either from "effect/Either"
 import * as Predicate from "effect/Predicate"
 import * as Schema from "effect/Schema"
 import { BillsApiError } from "../Errors.js"
-import { decodeData, type EnvelopeInterpreter, retryAfterMillis, ServerTimeMillis, unreadable } from "./envelope.js"
+import {
+  decodeData,
+  type EnvelopeInterpreter,
+  otherVersionIssue,
+  retryAfterMillis,
+  ServerTimeMillis,
+  unreadable
+} from "./envelope.js"
 import { reasonOfV3 } from "./errorReason.js"
 import { firstIssue } from "./parseIssue.js"
 import { versionPaths } from "./protocol.js"
@@ -40,7 +47,8 @@ export const envelopeV3: EnvelopeInterpreter = {
     if (Predicate.isRecord(value) && "code" in value) {
       const failure = decodeFailure(value)
       if (Either.isLeft(failure)) {
-        return unreadable(operation, response, retryAfter, firstIssue(failure.left), statusReason)
+        const issue = otherVersionIssue(response.text, "v3") ?? firstIssue(failure.left)
+        return unreadable(operation, response, retryAfter, issue, statusReason)
       }
       const code = String(failure.right.code)
       return Either.left(
