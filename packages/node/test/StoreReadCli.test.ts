@@ -160,7 +160,7 @@ describe("reading one account of a store by its label", () => {
     expect(lines(unknown.stderr)).toEqual([expect.stringContaining('it holds no account labelled "desk-c"')])
     const ambiguous = await runCli(["export", "--account", "funding", "--db", db], env(offline))
     expect(ambiguous.code).toBe(1)
-    expect(ambiguous.stderr).toContain("several labels")
+    expect(ambiguous.stderr).toContain("several labels (desk-a, desk-b); choose one with --label")
     const withoutDb = await runCli(["export", "--account", "funding", "--label", "desk-a"], env(offline))
     expect(withoutDb.code).toBe(2)
     expect(withoutDb.stderr).toBe("bills: --label chooses an account of a store: give the store with --db\n")

@@ -116,7 +116,7 @@ export const resolveAccount = (
       if (found.length === 1 && found[0] !== undefined) return found[0].id
       if (found.length === 0) return yield* unknown("it holds no account of this API key; sync it first")
       return yield* unknown(
-        `this API key is kept under several labels (${found.map((account) => account.id).join(", ")}); choose one`
+        `this API key is kept under several labels (${found.map((account) => account.id).join(", ")}); choose one with --label (label in code), e.g. --label ${found[0]?.id ?? ""}`
       )
     }
     if (accounts.length === 1 && accounts[0] !== undefined) return accounts[0].id
