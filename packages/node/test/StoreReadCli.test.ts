@@ -66,12 +66,15 @@ describe("reading a store offline", () => {
     async () => {
       const url = new URL(postgresUrl ?? "")
       url.pathname = `/ab_missing_${process.pid}`
+      const said = `bills: no store at ${url}: the PostgreSQL database does not exist; create it on the server (createdb), then sync into it\n`
       const result = await runCli(["export", "--account", "spot", "--db", url.toString()], env(offline))
       expect(result.code).toBe(1)
       expect(result.stdout).toBe("")
-      expect(result.stderr).toBe(
-        `bills: no store at ${url}: the database does not exist; check the path, or run a sync to create one there\n`
-      )
+      expect(result.stderr).toBe(said)
+      // A sync, which cannot create a PostgreSQL database, says it in the same words.
+      const sync = await runCli(["sync", "--db", url.toString()], env())
+      expect(sync.code).toBe(1)
+      expect(sync.stderr).toBe(said)
     }
   )
 

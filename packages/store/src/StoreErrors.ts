@@ -131,6 +131,15 @@ export class StoreAccountUnknown extends Schema.TaggedError<StoreAccountUnknown>
 }
 
 /**
+ * The reason of a `StoreNotFound` whose PostgreSQL database does not exist: the server's to
+ * create, which a sync cannot do.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export const missingDatabase = "the PostgreSQL database does not exist"
+
+/**
  * A read found no store where it was told to look: the SQLite file does not exist, or the
  * file or database holds no account-bills store. Reads never create one; a sync does.
  *
@@ -143,7 +152,9 @@ export class StoreNotFound extends Schema.TaggedError<StoreNotFound>("@account-b
   reason: Schema.String
 }) {
   override get message(): string {
-    return `no store at ${this.target}: ${this.reason}; check the path, or run a sync to create one there`
+    return this.reason === missingDatabase
+      ? `no store at ${this.target}: ${this.reason}; create it on the server (createdb), then sync into it`
+      : `no store at ${this.target}: ${this.reason}; check the path, or run a sync to create one there`
   }
 }
 

@@ -18,7 +18,7 @@ import * as fs from "node:fs"
 import { BillsStore, type OpenOptions } from "./BillsStore.js"
 import * as SqliteClient from "./internal/sqliteClient.js"
 import { isMissingDatabase, mapSqlFailure } from "./internal/sqlFailure.js"
-import { type StoreError, StoreNotFound } from "./StoreErrors.js"
+import { missingDatabase, type StoreError, StoreNotFound } from "./StoreErrors.js"
 import * as StoreTarget from "./StoreTarget.js"
 
 /**
@@ -67,10 +67,9 @@ export const forTarget = (
     Effect.gen(function* () {
       if (target._tag === "Sqlite" && options?.create === false) yield* sqliteFileExists(target)
       const sql = yield* client(target).pipe(
-        Effect.catchIf(
-          (error) => options?.create === false && isMissingDatabase(error),
-          () => new StoreNotFound({ target: target.display, reason: "the database does not exist" })
-        ),
+        // A PostgreSQL database is the server's to create, for a sync as for a read: both say so
+        // in the same words.
+        Effect.catchIf(isMissingDatabase, () => new StoreNotFound({ target: target.display, reason: missingDatabase })),
         mapSqlFailure(target.display)
       )
       const store = yield* Effect.provideService(BillsStore.make(target.display, options), SqlClient.SqlClient, sql)
