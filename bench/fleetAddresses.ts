@@ -11,7 +11,7 @@
 import { Effect, Layer, Redacted } from "effect"
 import { FleetCipher, FleetDatabase, FleetStatus } from "../packages/fleet/src/index.js"
 import * as FleetExchange from "../packages/fleet/test/support/FleetExchange.js"
-import { bills, type RunnerProcess } from "../packages/fleet/test/support/runnerProcess.js"
+import { type RunnerProcess, scopedBills } from "../packages/fleet/test/support/runnerProcess.js"
 import { addAccounts, freshDatabase, testKey } from "../packages/fleet/test/support/services.js"
 
 export interface AddressRun {
@@ -78,36 +78,26 @@ const fleetRun = (
         const database = FleetDatabase.layer(db).pipe(Layer.provide(FleetCipher.layer(Redacted.make(testKey))))
         yield* addAccounts(accounts, labelOf, credentialsOf).pipe(Effect.provide(database))
         const base = 43_300 + (process.pid % 300) * 3
-        const runners: ReadonlyArray<RunnerProcess> = yield* Effect.acquireRelease(
-          Effect.sync(() =>
-            [0, 1, 2].map((i) =>
-              bills(
-                `a${i}`,
-                [
-                  "run",
-                  "--db",
-                  db,
-                  "--redis",
-                  redis,
-                  "--port",
-                  String(base + i),
-                  "--interval",
-                  `${intervalSeconds}s`,
-                  "--ip-rps",
-                  String(ipRps),
-                  "--local-address",
-                  addresses.join(",")
-                ],
-                { BILLS_FLEET_KEY: testKey, WEEX_BASE_URL: exchange.url }
-              )
-            )
-          ),
-          (all) =>
-            Effect.promise(() => {
-              for (const runner of all)
-                if (runner.proc.exitCode === null && runner.proc.signalCode === null) runner.proc.kill("SIGKILL")
-              return Promise.all(all.map((runner) => runner.exited))
-            })
+        const runners: ReadonlyArray<RunnerProcess> = yield* Effect.forEach([0, 1, 2], (i) =>
+          scopedBills(
+            `a${i}`,
+            [
+              "run",
+              "--db",
+              db,
+              "--redis",
+              redis,
+              "--port",
+              String(base + i),
+              "--interval",
+              `${intervalSeconds}s`,
+              "--ip-rps",
+              String(ipRps),
+              "--local-address",
+              addresses.join(",")
+            ],
+            { BILLS_FLEET_KEY: testKey, WEEX_BASE_URL: exchange.url }
+          )
         )
         const current = async () => {
           const rows = await Effect.runPromise(Effect.provide(FleetStatus.all, database))

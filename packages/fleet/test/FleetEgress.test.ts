@@ -12,7 +12,7 @@ import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
 import { FleetCipher, FleetDatabase, FleetStatus } from "../src/index.js"
 import * as FleetExchange from "./support/FleetExchange.js"
-import { bills, type RunnerProcess } from "./support/runnerProcess.js"
+import { bills, scopedBills } from "./support/runnerProcess.js"
 import { addAccounts, freshDatabase, postgresUrl, redisUrl, testKey } from "./support/services.js"
 
 const accounts = 12
@@ -68,37 +68,26 @@ describe.skipIf(postgresUrl === undefined || redisUrl === undefined)("a fleet on
         const database = FleetDatabase.layer(db).pipe(Layer.provide(FleetCipher.layer(Redacted.make(testKey))))
         yield* addAccounts(accounts, labelOf, credentialsOf).pipe(Effect.provide(database))
         const base = 42_600 + (process.pid % 400) * 3
-        yield* Effect.acquireRelease(
-          Effect.sync(() =>
-            [0, 1, 2].map((i) =>
-              bills(
-                `e${i}`,
-                [
-                  "run",
-                  "--db",
-                  db,
-                  "--redis",
-                  redisUrl ?? "",
-                  "--port",
-                  String(base + i),
-                  "--interval",
-                  "2s",
-                  "--ip-rps",
-                  String(perAddress),
-                  "--local-address",
-                  addresses.join(",")
-                ],
-                { BILLS_FLEET_KEY: testKey, WEEX_BASE_URL: exchange.url }
-              )
-            )
-          ),
-          (runners: ReadonlyArray<RunnerProcess>) =>
-            Effect.promise(() => {
-              for (const runner of runners) {
-                if (runner.proc.exitCode === null && runner.proc.signalCode === null) runner.proc.kill("SIGKILL")
-              }
-              return Promise.all(runners.map((runner) => runner.exited))
-            })
+        yield* Effect.forEach([0, 1, 2], (i) =>
+          scopedBills(
+            `e${i}`,
+            [
+              "run",
+              "--db",
+              db,
+              "--redis",
+              redisUrl ?? "",
+              "--port",
+              String(base + i),
+              "--interval",
+              "2s",
+              "--ip-rps",
+              String(perAddress),
+              "--local-address",
+              addresses.join(",")
+            ],
+            { BILLS_FLEET_KEY: testKey, WEEX_BASE_URL: exchange.url }
+          )
         )
 
         const current = Effect.gen(function* () {

@@ -21,7 +21,7 @@ import {
   labelRule
 } from "../src/index.js"
 import * as FleetExchange from "./support/FleetExchange.js"
-import { bills, type RunnerProcess } from "./support/runnerProcess.js"
+import { bills, scopedBills } from "./support/runnerProcess.js"
 import { freshDatabase, postgresUrl, redisUrl, testKey } from "./support/services.js"
 
 const day = 86_400_000
@@ -102,19 +102,10 @@ describe.skipIf(postgresUrl === undefined || redisUrl === undefined)("one accoun
         }).pipe(Effect.provide(database))
 
         const port = 43_900 + (process.pid % 500)
-        const runner = yield* Effect.acquireRelease(
-          Effect.sync(() =>
-            bills("iso", ["run", "--db", db, "--port", String(port), "--interval", "1s"], {
-              BILLS_FLEET_KEY: testKey,
-              WEEX_BASE_URL: exchange.url
-            })
-          ),
-          (runner: RunnerProcess) =>
-            Effect.promise(() => {
-              if (runner.proc.exitCode === null) runner.proc.kill("SIGKILL")
-              return runner.exited
-            })
-        )
+        const runner = yield* scopedBills("iso", ["run", "--db", db, "--port", String(port), "--interval", "1s"], {
+          BILLS_FLEET_KEY: testKey,
+          WEEX_BASE_URL: exchange.url
+        })
         const settled = Effect.gen(function* () {
           const rows = yield* FleetStatus.all
           const byLabel = new Map(rows.map((row) => [row.label, row]))

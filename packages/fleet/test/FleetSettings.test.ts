@@ -10,7 +10,7 @@ import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
 import { FleetCipher, FleetDatabase, FleetStatus } from "../src/index.js"
 import * as FleetExchange from "./support/FleetExchange.js"
-import { bills, type RunnerProcess } from "./support/runnerProcess.js"
+import { scopedBills } from "./support/runnerProcess.js"
 import { addAccounts, freshDatabase, postgresUrl, redisUrl, testKey } from "./support/services.js"
 
 const accounts = 3
@@ -36,20 +36,11 @@ describe.skipIf(postgresUrl === undefined || redisUrl === undefined)("a runner's
         const database = FleetDatabase.layer(db).pipe(Layer.provide(FleetCipher.layer(Redacted.make(testKey))))
         yield* addAccounts(accounts, labelOf, credentialsOf).pipe(Effect.provide(database))
         const port = 42_900 + (process.pid % 500)
-        yield* Effect.acquireRelease(
-          Effect.sync(() =>
-            bills("v3", ["run", "--db", db, "--port", String(port), "--interval", "2s"], {
-              BILLS_FLEET_KEY: testKey,
-              WEEX_BASE_URL: exchange.url,
-              WEEX_API_VERSION: "v3"
-            })
-          ),
-          (runner: RunnerProcess) =>
-            Effect.promise(() => {
-              if (runner.proc.exitCode === null) runner.proc.kill("SIGKILL")
-              return runner.exited
-            })
-        )
+        yield* scopedBills("v3", ["run", "--db", db, "--port", String(port), "--interval", "2s"], {
+          BILLS_FLEET_KEY: testKey,
+          WEEX_BASE_URL: exchange.url,
+          WEEX_API_VERSION: "v3"
+        })
         const current = Effect.gen(function* () {
           const rows = yield* FleetStatus.all
           for (const [i, row] of rows.entries()) {

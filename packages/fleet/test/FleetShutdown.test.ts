@@ -11,7 +11,7 @@ import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
 import { FleetCipher, FleetDatabase } from "../src/index.js"
 import * as FleetExchange from "./support/FleetExchange.js"
-import { bills, type RunnerProcess } from "./support/runnerProcess.js"
+import { scopedBills } from "./support/runnerProcess.js"
 import { addAccounts, freshDatabase, postgresUrl, redisUrl, testKey } from "./support/services.js"
 import { tcpProxy } from "./support/tcpProxy.js"
 
@@ -55,31 +55,22 @@ const stopDuring = (fault: Fault, slot: number) =>
       Effect.promise(() => tcpProxy(portOf(redisUrl ?? ""))),
       (proxy) => Effect.promise(() => proxy.close())
     )
-    const runner = yield* Effect.acquireRelease(
-      Effect.sync(() =>
-        bills(
-          fault,
-          [
-            "run",
-            "--db",
-            through(db, pg.port),
-            "--redis",
-            through(redisUrl ?? "", redis.port),
-            "--ip-rps",
-            "20",
-            "--interval",
-            "1s",
-            "--port",
-            String(44_500 + (process.pid % 400) * 3 + slot)
-          ],
-          { BILLS_FLEET_KEY: testKey, WEEX_BASE_URL: fault === "exchange" ? "http://127.0.0.1:9" : exchange.url }
-        )
-      ),
-      (runner: RunnerProcess) =>
-        Effect.promise(() => {
-          if (runner.proc.exitCode === null && runner.proc.signalCode === null) runner.proc.kill("SIGKILL")
-          return runner.exited
-        })
+    const runner = yield* scopedBills(
+      fault,
+      [
+        "run",
+        "--db",
+        through(db, pg.port),
+        "--redis",
+        through(redisUrl ?? "", redis.port),
+        "--ip-rps",
+        "20",
+        "--interval",
+        "1s",
+        "--port",
+        String(44_500 + (process.pid % 400) * 3 + slot)
+      ],
+      { BILLS_FLEET_KEY: testKey, WEEX_BASE_URL: fault === "exchange" ? "http://127.0.0.1:9" : exchange.url }
     )
     yield* until("passes", 60_000, () => runner.events.filter((event) => event.event === "ends").length >= 2)
     if (fault === "redis") yield* Effect.promise(() => redis.cut())

@@ -6,6 +6,8 @@
 import { type ChildProcess, spawn } from "node:child_process"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
+import * as Effect from "effect/Effect"
+import type * as Scope from "effect/Scope"
 
 const here = path.dirname(fileURLToPath(import.meta.url))
 export const root = path.resolve(here, "../../../..")
@@ -92,3 +94,18 @@ export const bills = (
   const exited = new Promise<number | null>((resolve) => proc.on("exit", (code) => resolve(code)))
   return { name, proc, events, stderr: () => text + stdout, exited }
 }
+
+/** `bills fleet args…` for the lifetime of the scope: SIGKILLed at its end if still running. */
+export const scopedBills = (
+  name: string,
+  args: ReadonlyArray<string>,
+  env: Readonly<Record<string, string>>
+): Effect.Effect<RunnerProcess, never, Scope.Scope> =>
+  Effect.acquireRelease(
+    Effect.sync(() => bills(name, args, env)),
+    (runner) =>
+      Effect.promise(() => {
+        if (runner.proc.exitCode === null && runner.proc.signalCode === null) runner.proc.kill("SIGKILL")
+        return runner.exited
+      })
+  )
