@@ -1,0 +1,62 @@
+/**
+ * A request given up on its way may still reach the exchange: its grant must keep counting a
+ * window beyond the moment it was given up. A Redis budget of 1 per second; a sender gives up at
+ * 100 ms on a request that still arrives at 300 ms; the next grant's request must arrive at least
+ * a window after it (a grant released at once let them arrive ~800 ms apart).
+ */
+import { describe, expect, it } from "@effect/vitest"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import { AddressBudget } from "../src/index.js"
+import { redisUrl } from "./support/services.js"
+
+const layerOf = (name: string) =>
+  Layer.fresh(
+    AddressBudget.layerRedis(redisUrl ?? "", {
+      limit: 1,
+      window: Duration.seconds(1),
+      address: `${name}-${process.pid}-${Date.now()}`
+    })
+  )
+
+describe.skipIf(redisUrl === undefined)("a grant given up on its way", () => {
+  it.live("counts one more window: the next request arrives a window after the one given up", () =>
+    Effect.gen(function* () {
+      const budget = yield* AddressBudget
+      const arrivals: Array<number> = []
+      // The request leaves at its grant and arrives 300 ms later whatever its sender does.
+      const travelling = Effect.gen(function* () {
+        yield* Effect.forkDaemon(
+          Effect.sleep("300 millis").pipe(Effect.zipRight(Effect.sync(() => void arrivals.push(Date.now()))))
+        )
+        yield* Effect.never
+      })
+      yield* budget.withGrant("spotBills")(travelling).pipe(Effect.timeout("100 millis"), Effect.ignore)
+      yield* budget.withGrant("spotBills")(Effect.sync(() => void arrivals.push(Date.now())))
+      yield* Effect.sleep("400 millis")
+      const [given, next] = [...arrivals].sort((a, b) => a - b)
+      expect(arrivals).toHaveLength(2)
+      expect((next ?? 0) - (given ?? 0)).toBeGreaterThanOrEqual(1_000)
+    }).pipe(Effect.provide(layerOf("give-up")))
+  )
+
+  it.live("a grant in flight longer than a window holds its place until it has finished", () =>
+    Effect.gen(function* () {
+      const budget = yield* AddressBudget
+      const arrivals: Array<number> = []
+      // A slow request: it reaches the exchange only 1.4 s after its grant, and ends at 1.5 s.
+      const slow = Effect.sleep("1400 millis").pipe(
+        Effect.zipRight(Effect.sync(() => void arrivals.push(Date.now()))),
+        Effect.zipRight(Effect.sleep("100 millis"))
+      )
+      const first = yield* Effect.fork(budget.withGrant("spotBills")(slow))
+      yield* Effect.sleep("100 millis")
+      yield* budget.withGrant("spotBills")(Effect.sync(() => void arrivals.push(Date.now())))
+      yield* first.await
+      const [early, late] = [...arrivals].sort((a, b) => a - b)
+      expect(arrivals).toHaveLength(2)
+      expect((late ?? 0) - (early ?? 0)).toBeGreaterThanOrEqual(1_000)
+    }).pipe(Effect.provide(layerOf("in-flight")))
+  )
+})
