@@ -164,4 +164,27 @@ describe("the walks and the exchange's history horizon", () => {
       )
     }).pipe(Effect.provide(stack(0, { lookbackMillis })))
   )
+
+  for (const order of ["newest-first", "oldest-first"] as const) {
+    it.effect(`a resumed funding walk keeps the horizon it learned (${order}): no refusal, no probes again`, () =>
+      Effect.gen(function* () {
+        const api = yield* BillsApi
+        const exchange = yield* FakeExchange
+        yield* TestClock.setTime(now)
+        const from = now - 150 * day
+        const first = yield* Stream.runCollect(Stream.take(api.streamFundingPages({ from, concurrency: 1 }), 2))
+        const cursor = Chunk.unsafeLast(first).cursor
+        // The walk has learned where the exchange's history starts; the resumed one must keep it.
+        expect(Chunk.unsafeLast(first).servedFrom).toBeDefined()
+        const sent = Effect.map(exchange.requests, (log) => log.filter((r) => r.operation !== "serverTime").length)
+        const before = yield* sent
+        const exit = yield* runOnTestClock(Stream.runCollect(api.streamFundingPages({ cursor, concurrency: 1 })), 100)
+        if (Exit.isFailure(exit)) return yield* Effect.dieMessage(`the resumed walk failed: ${String(exit.cause)}`)
+        const rest = Chunk.toReadonlyArray(exit.value)
+        // One request per page, and at most one more to see the walk end.
+        expect((yield* sent) - before).toBeLessThanOrEqual(rest.length + 1)
+        expectServed([...Chunk.toReadonlyArray(first), ...rest], yield* exchange.bills("funding"), from, now)
+      }).pipe(Effect.provide(stack(0, { lookbackMillis, order })))
+    )
+  }
 })
