@@ -42,9 +42,10 @@ import { measureStartup } from "./startup.js"
 import { syncBench } from "./sync.js"
 import { fleetBench } from "./fleet.js"
 import { addressBench } from "./fleetAddresses.js"
+import { keptBench } from "./fleetKept.js"
 
 const quick = process.argv.includes("--quick")
-/** `--only <name>` runs one section: throughput, decoding, saturation, memory, far, startup, store, fleet, horizon or addresses. */
+/** `--only <name>` runs one section: throughput, decoding, saturation, memory, far, startup, store, fleet (kept: its first-sync part alone), horizon or addresses. */
 const onlyAt = process.argv.indexOf("--only")
 const only = onlyAt >= 0 ? process.argv[onlyAt + 1] : undefined
 const wanted = (name: string) => only === undefined || only === name
@@ -621,6 +622,35 @@ const fleet = async () => {
   )
 }
 
+/** Section 9, continued: the requests a first sync through the fleet keeps (`--only kept` alone). */
+const fleetKept = async () => {
+  const kept = await keptBench(quick)
+  if (kept === undefined) return
+  results.fleetKept = kept
+  for (const { apiVersion, roundTripMillis, variant, figures } of kept) {
+    const { first, stored, steady } = figures
+    const funding = (100 * first.funding) / stored.funding
+    const spot = (100 * first.spot) / stored.spot
+    const at = `${apiVersion} ${roundTripMillis} ms, ${variant}`
+    const isDefault = variant === "default"
+    row(
+      "9 fleet",
+      `first sync (${stored.funding} funding, ${stored.spot} spot), requests per 100 bills stored, funding / spot, ${at}`,
+      `${fmt(funding, 3)} / ${fmt(spot, 3)}`,
+      isDefault ? "<= 1.05" : "",
+      isDefault ? funding <= 1.05 && spot <= 1.05 : undefined
+    )
+    row(
+      "9 fleet",
+      `pass after 1,000 new bills of each kind, requests funding / spot, ${at}`,
+      `${steady.funding} / ${steady.spot}`,
+      isDefault ? "<= 12" : "",
+      isDefault ? steady.funding <= 12 && steady.spot <= 12 : undefined
+    )
+    if (first.refused + steady.refused > 0) failures.push(`fleet kept, ${at}: ${first.refused + steady.refused} × 429`)
+  }
+}
+
 // 10. The history horizon: the requests finding the exchange's rule costs (bench/horizon.ts).
 const horizon = async () => {
   const count = quick ? 2_000 : 20_000
@@ -721,6 +751,10 @@ const main = async () => {
     if (wanted("fleet")) {
       console.error("9. fleet (runner processes, PostgreSQL and Redis) ...")
       await fleet()
+    }
+    if (wanted("fleet") || only === "kept") {
+      console.error("9. fleet: requests kept in a first sync (in process, PostgreSQL) ...")
+      await fleetKept()
     }
     if (wanted("horizon")) {
       console.error("10. history horizon (TestClock) ...")

@@ -18,12 +18,12 @@ import {
 } from "@account-bills/core"
 import { type BillKind, BillsStore, type StoreAccount, Sync } from "@account-bills/store"
 import type * as HttpClient from "@effect/platform/HttpClient"
-import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Metric from "effect/Metric"
 import { AddressBudget } from "./AddressBudget.js"
+import type { PassErrors } from "./FleetAccounts.js"
 import * as FleetMetrics from "./FleetMetrics.js"
 
 /**
@@ -35,7 +35,7 @@ import * as FleetMetrics from "./FleetMetrics.js"
 export interface PassOptions {
   /** Pages per kind before the pass stops and asks for another at once. */
   readonly pagesPerPass: number
-  /** Requests in flight per kind. */
+  /** Requests in flight per kind; default {@link defaultConcurrency}. */
   readonly concurrency?: number | undefined
   /**
    * The store lease of each kind (renewed on every page): how long a killed runner's account
@@ -44,7 +44,29 @@ export interface PassOptions {
   readonly lease?: Duration.DurationInput | undefined
   /** Base URL and other client settings. */
   readonly config?: BillsConfigInput | undefined
+  /** The kinds to walk; default both. */
+  readonly kinds?: ReadonlyArray<BillKind> | undefined
 }
+
+/**
+ * A pass walks each kind one page at a time. Many accounts share one address budget, so pages
+ * read ahead for one account make no account current sooner; and a pass that stops at its page
+ * bound would throw away what it had read ahead (funding's next pages, the spot pool's later
+ * segments), paid from that shared budget. One page at a time, every request a pass makes is a
+ * page it keeps.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const defaultConcurrency = 1
+
+/**
+ * Pages per kind in one pass, by default: a long first sync goes on in the passes after.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const defaultPagesPerPass = 20
 
 /**
  * How one kind's part of a pass ended.
@@ -122,22 +144,18 @@ export const run = Effect.fn("AccountPass.run")(function* (
   )
   const one = (kind: BillKind) =>
     Effect.gen(function* () {
-      const bounded = yield* Deferred.make<void>()
       let added = 0
-      const sync = Sync.run({
+      const ended = yield* Sync.run({
         account,
         kinds: [kind],
-        concurrency: options.concurrency,
+        concurrency: options.concurrency ?? defaultConcurrency,
+        maxPages: options.pagesPerPass,
         lease: options.lease ?? Duration.seconds(10),
-        onPage: (progress) => {
-          added = progress.added
-          return progress.pages >= options.pagesPerPass ? Deferred.succeed(bounded, undefined) : Effect.void
-        }
-      })
-      const ended = yield* Effect.raceFirst(
-        Effect.map(sync, () => "done" as const),
-        Effect.as(Deferred.await(bounded), "more" as const)
-      ).pipe(Effect.either)
+        onPage: (progress) =>
+          Effect.sync(() => {
+            added = progress.added
+          })
+      }).pipe(Effect.either)
       const requests = sent[operations[kind]]
       if (ended._tag === "Left") {
         const failure = ended.left
@@ -147,18 +165,19 @@ export const run = Effect.fn("AccountPass.run")(function* (
       }
       return {
         kind,
-        done: ended.right === "done",
+        done: ended.right.every((summary) => summary.done),
         added,
         requests,
         error: undefined,
         refused: false
       } satisfies KindOutcome
     })
-  const outcomes = yield* Effect.forEach(kinds, one, { concurrency: "unbounded" }).pipe(
+  const walked = options.kinds ?? kinds
+  const outcomes = yield* Effect.forEach(walked, one, { concurrency: "unbounded" }).pipe(
     Effect.provide(api),
     Effect.catchTag("ConfigError", (error) =>
       Effect.succeed(
-        kinds.map(
+        walked.map(
           (kind): KindOutcome => ({ kind, done: false, added: 0, requests: 0, error: String(error), refused: false })
         )
       )
@@ -193,3 +212,25 @@ export const run = Effect.fn("AccountPass.run")(function* (
  * @category models
  */
 export type PassServices = HttpClient.HttpClient | BillsStore | AddressBudget
+
+/**
+ * The kinds whose walks a pass stopped at its page bound: the next pass goes on with them at
+ * once, and with them alone.
+ *
+ * @since 0.1.0
+ * @category passes
+ */
+export const unfinished = (outcomes: ReadonlyArray<KindOutcome>): ReadonlyArray<BillKind> =>
+  outcomes.filter((outcome) => !outcome.done && outcome.error === undefined).map((outcome) => outcome.kind)
+
+/**
+ * What a pass's outcomes record for the account, per kind it walked: its failure or none.
+ *
+ * @since 0.1.0
+ * @category passes
+ */
+export const errorsOf = (outcomes: ReadonlyArray<KindOutcome>): PassErrors => {
+  const errors: { -readonly [K in BillKind]?: string | undefined } = {}
+  for (const outcome of outcomes) errors[outcome.kind] = outcome.error
+  return errors
+}

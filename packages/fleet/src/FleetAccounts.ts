@@ -5,7 +5,7 @@
  *
  * @since 0.1.0
  */
-import type { Credentials } from "@account-bills/core"
+import type { BillKind, Credentials } from "@account-bills/core"
 import { StoreAccount } from "@account-bills/store"
 import * as SqlClient from "@effect/sql/SqlClient"
 import type { SqlError } from "@effect/sql/SqlError"
@@ -70,13 +70,19 @@ export interface FleetAccountsShape {
   /** Records that `owner` begins a pass of the account. */
   readonly claim: (label: string, owner: string) => Effect.Effect<void, FleetUnavailable>
   /** Records how a pass of the account ended, per kind. */
-  readonly record: (
-    label: string,
-    errors: { readonly funding: string | undefined; readonly spot: string | undefined }
-  ) => Effect.Effect<void, FleetUnavailable>
+  readonly record: (label: string, errors: PassErrors) => Effect.Effect<void, FleetUnavailable>
   /** Records that `owner` no longer owns the account (a hand-over). */
   readonly release: (label: string, owner: string) => Effect.Effect<void, FleetUnavailable>
 }
+
+/**
+ * What a pass ended with, per kind it walked: the failure, or `undefined` for none. A kind left
+ * out was not walked and keeps what was recorded before.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type PassErrors = { readonly [K in BillKind]?: string | undefined }
 
 interface AccountRow {
   readonly label: string
@@ -206,23 +212,27 @@ export const make = (target: string): Effect.Effect<FleetAccountsShape, FleetUna
         )
       )
 
-    const record = (
-      label: string,
-      errors: { readonly funding: string | undefined; readonly spot: string | undefined }
-    ) =>
+    const record = (label: string, errors: PassErrors) =>
       mapped(
-        Effect.flatMap(now, (at) =>
-          Effect.asVoid(
-            // A failure keeps the time it began while it goes on; a success clears both.
+        Effect.flatMap(now, (at) => {
+          const funding = "funding" in errors
+          const spot = "spot" in errors
+          return Effect.asVoid(
+            // A failure keeps the time it began while it goes on; a success clears it; a kind
+            // the pass did not walk keeps what it had.
             sql`UPDATE fleet_accounts SET
-              funding_error_since = CASE WHEN ${errors.funding ?? null}::text IS NULL THEN NULL
+              funding_error_since = CASE WHEN NOT ${funding} THEN funding_error_since
+                WHEN ${errors.funding ?? null}::text IS NULL THEN NULL
                 WHEN funding_error IS NULL THEN ${at} ELSE COALESCE(funding_error_since, ${at}) END,
-              spot_error_since = CASE WHEN ${errors.spot ?? null}::text IS NULL THEN NULL
+              spot_error_since = CASE WHEN NOT ${spot} THEN spot_error_since
+                WHEN ${errors.spot ?? null}::text IS NULL THEN NULL
                 WHEN spot_error IS NULL THEN ${at} ELSE COALESCE(spot_error_since, ${at}) END,
-              funding_error = ${errors.funding ?? null}, spot_error = ${errors.spot ?? null}, owner_seen = ${at}
+              funding_error = CASE WHEN ${funding} THEN ${errors.funding ?? null} ELSE funding_error END,
+              spot_error = CASE WHEN ${spot} THEN ${errors.spot ?? null} ELSE spot_error END,
+              owner_seen = ${at}
               WHERE label = ${label}`
           )
-        )
+        })
       )
 
     const release = (label: string, owner: string) =>

@@ -7,6 +7,7 @@
  * @since 0.1.0
  */
 import * as Crypto from "node:crypto"
+import { BillKind } from "@account-bills/core"
 import * as ClusterSchema from "@effect/cluster/ClusterSchema"
 import * as DeliverAt from "@effect/cluster/DeliverAt"
 import * as Entity from "@effect/cluster/Entity"
@@ -25,7 +26,12 @@ import * as Schema from "effect/Schema"
  */
 export class PassRequest extends Schema.Class<PassRequest>("@account-bills/fleet/PassRequest")({
   at: Schema.Number,
-  label: Schema.optional(Schema.String)
+  label: Schema.optional(Schema.String),
+  /**
+   * The kinds this pass walks; both when absent. A pass that goes on with walks stopped at the
+   * page bound walks only those: a kind already current would spend a request to find nothing.
+   */
+  kinds: Schema.optional(Schema.Array(BillKind))
 }) {
   [PrimaryKey.symbol](): string {
     return String(this.at)

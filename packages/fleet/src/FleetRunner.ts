@@ -7,7 +7,7 @@
  *
  * @since 0.1.0
  */
-import { BillsRateLimiter, type BillsConfigInput } from "@account-bills/core"
+import { type BillKind, BillsRateLimiter, type BillsConfigInput } from "@account-bills/core"
 import type { StoreError } from "@account-bills/store"
 import * as Entity from "@effect/cluster/Entity"
 import type * as ShardingConfig from "@effect/cluster/ShardingConfig"
@@ -51,7 +51,10 @@ export interface FleetRunnerOptions {
   readonly interval?: Duration.DurationInput | undefined
   /** Pages per kind in one pass; a longer walk continues in the next pass, at once. Default 20. */
   readonly pagesPerPass?: number | undefined
-  /** Requests in flight per kind and account. Default the sync's. */
+  /**
+   * Requests in flight per kind and account. Default 1 (`AccountPass.defaultConcurrency`): every
+   * request a pass makes is a page it keeps.
+   */
   readonly concurrency?: number | undefined
   /** The store lease per kind; see `AccountPass.PassOptions`. Default 10 s. */
   readonly lease?: Duration.DurationInput | undefined
@@ -164,14 +167,16 @@ const entityLayer = (options: FleetRunnerOptions, egress: ReadonlyArray<Egress.E
       // Passes refused for the account's credentials in a row: the next waits longer each time.
       let refusals = 0
 
-      const schedule = (after: number, at: number) =>
+      const schedule = (after: number, at: number, kinds?: ReadonlyArray<BillKind>) =>
         Effect.gen(function* () {
           // One chain of passes per account: another pending pass (the reconciler's) takes over.
           const pending = yield* sql<{ readonly n: number | string }>`
             SELECT COUNT(*) AS n FROM cluster_messages
             WHERE entity_type = ${entityType} AND entity_id = ${entityId} AND processed = false AND kind = 0`
           if (Number(pending[0]?.n ?? 0) > 1) return
-          yield* makeClient(entityId).Pass(new PassRequest({ at: Math.max(at, after + 1), label }), { discard: true })
+          yield* makeClient(entityId).Pass(new PassRequest({ at: Math.max(at, after + 1), label, kinds }), {
+            discard: true
+          })
         }).pipe(
           Effect.tapError((error) => Effect.logWarning(`cannot schedule the next pass of ${label}: ${String(error)}`)),
           Effect.retry(Schedule.exponential(Duration.millis(200)).pipe(Schedule.union(Schedule.spaced("10 seconds"))))
@@ -200,10 +205,11 @@ const entityLayer = (options: FleetRunnerOptions, egress: ReadonlyArray<Egress.E
           // leases, and its end says what each kind sent and stored.
           yield* Effect.logInfo("pass begins")
           const outcomes = yield* AccountPass.run(opened.right.account, opened.right.credentials, perKey, {
-            pagesPerPass: options.pagesPerPass ?? 20,
+            pagesPerPass: options.pagesPerPass ?? AccountPass.defaultPagesPerPass,
             concurrency: options.concurrency,
             lease: options.lease,
-            config: options.config
+            config: options.config,
+            kinds: request.kinds
           }).pipe(
             Effect.provide(routed()),
             Effect.onExit((exit) => {
@@ -223,15 +229,15 @@ const entityLayer = (options: FleetRunnerOptions, egress: ReadonlyArray<Egress.E
               ).pipe(Effect.annotateLogs(passFigures(exit.value)))
             })
           )
-          const funding = outcomes.find((outcome) => outcome.kind === "funding")?.error
-          const spot = outcomes.find((outcome) => outcome.kind === "spot")?.error
-          yield* accounts.record(label, { funding, spot })
-          const more = outcomes.some((outcome) => !outcome.done && outcome.error === undefined)
+          yield* accounts.record(label, AccountPass.errorsOf(outcomes))
+          const more = AccountPass.unfinished(outcomes)
           // Credentials the exchange refuses are not tried at every interval: the wait doubles
           // with each refused pass, up to an hour.
           refusals = outcomes.some((outcome) => outcome.refused) ? refusals + 1 : 0
           const now = yield* Effect.clockWith((clock) => clock.currentTimeMillis)
-          yield* schedule(request.at, more ? now : now + refusedBackoff(interval, refusals))
+          yield* more.length > 0
+            ? schedule(request.at, now, more)
+            : schedule(request.at, now + refusedBackoff(interval, refusals))
         }).pipe(
           Effect.catchAll((error) => Effect.logWarning(`pass of ${label}: ${error.message}`)),
           Effect.annotateLogs({ account: label, runner: owner }),

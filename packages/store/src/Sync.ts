@@ -42,6 +42,12 @@ export interface SyncOptions {
    * one page at a time.
    */
   readonly concurrency?: number | undefined
+  /**
+   * Stop each kind after this many pages (requests that bring bills); the next run resumes from
+   * the stored cursor. The walk asks for no page beyond it, so at `concurrency` 1 every request
+   * made is a page kept. Default: no bound.
+   */
+  readonly maxPages?: number | undefined
   /** Called after each committed page. */
   readonly onPage?: ((progress: SyncProgress) => Effect.Effect<void>) | undefined
 }
@@ -67,6 +73,8 @@ export interface SyncProgress {
  * @category models
  */
 export interface SyncSummary extends SyncProgress {
+  /** The walk reached its end; false when it stopped at `maxPages` (the next run resumes it). */
+  readonly done: boolean
   /** The run continued a walk that an earlier run left unfinished. */
   readonly resumed: boolean
   /** The requests the earlier runs of a resumed walk sent; 0 for a fresh walk. */
@@ -146,7 +154,7 @@ const syncKind = (options: SyncOptions, kind: BillKind) =>
         new StoreUnavailable({ target: store.target, reason: `the stored cursor of ${account} ${kind}: ${reason}` })
     )
     const tally = yield* Stream.runFoldEffect(
-      ahead(pages),
+      ahead(options.maxPages === undefined ? pages : Stream.take(pages, options.maxPages)),
       { pages: 0, requests: 0, added: 0, window: { from: from ?? 0, to: 0 }, done: false } satisfies Tally,
       (before, page): Effect.Effect<Tally, SyncStoreError> =>
         Effect.gen(function* () {
@@ -184,6 +192,7 @@ const syncKind = (options: SyncOptions, kind: BillKind) =>
       pages: tally.pages,
       requests: tally.requests,
       added: tally.added,
+      done: tally.done,
       resumed: state.cursor !== undefined,
       earlierRequests,
       agedOut: tally.done ? agedOutWith(state, tally.window)?.at(-1) : undefined,

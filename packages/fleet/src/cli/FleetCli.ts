@@ -24,6 +24,7 @@ import * as LogLevel from "effect/LogLevel"
 import * as Option from "effect/Option"
 import * as Schedule from "effect/Schedule"
 import * as Schema from "effect/Schema"
+import * as AccountPass from "../AccountPass.js"
 import { AddressBudget } from "../AddressBudget.js"
 import * as Egress from "../internal/egress.js"
 import { FleetAccounts } from "../FleetAccounts.js"
@@ -245,7 +246,9 @@ const runFlags = {
     Options.withDefault(10)
   ),
   concurrency: Options.integer("concurrency").pipe(
-    Options.withDescription("requests in flight per kind and account"),
+    Options.withDescription(
+      "requests in flight per kind and account (default: 1, every request a page kept; more reads one account's first sync sooner but throws away what was read ahead when a pass stops at --pages-per-pass)"
+    ),
     Options.optional
   ),
   localAddress: Options.text("local-address").pipe(
@@ -255,8 +258,8 @@ const runFlags = {
     Options.optional
   ),
   pagesPerPass: Options.integer("pages-per-pass").pipe(
-    Options.withDescription("pages per kind in one pass; longer walks continue in the next pass (default: 20)"),
-    Options.withDefault(20)
+    Options.withDescription("pages per kind in one pass; longer walks continue in the next pass"),
+    Options.withDefault(AccountPass.defaultPagesPerPass)
   )
 }
 

@@ -12,6 +12,7 @@ import {
   type FakeExchangeOptions,
   type FakeExchangeService,
   fakeRequestOf,
+  Latency,
   type FakeResponse,
   rejectionResponse,
   rejections,
@@ -45,6 +46,8 @@ export interface FleetExchangeOptions {
   /** Per source address and operation; `false`: none. */
   readonly perAddress: SlidingWindow.RateLimit
   readonly port?: number | undefined
+  /** The round trip between the runners and the exchange; default none (loopback). */
+  readonly latency?: Latency.LatencyOptions | undefined
 }
 
 export interface FleetExchangeService {
@@ -71,37 +74,42 @@ export const serve = (options: FleetExchangeOptions): Effect.Effect<FleetExchang
     const windows = new Map<string, SlidingWindow.SlidingWindow>()
     const log: Array<FleetRequest> = []
     const runFork = Runtime.runFork(yield* Effect.runtime<never>())
+    const delayed = Latency.around(options.latency)
     const server = Http.createServer((req, res) => {
       const chunks: Array<Buffer> = []
       req.on("data", (chunk: Buffer) => chunks.push(chunk))
       req.on("end", () => {
-        const at = Date.now()
         const request = fakeRequestOf(req, Buffer.concat(chunks).toString("utf8"))
         const key = request.headers["access-key"] ?? ""
         const address = req.socket.remoteAddress ?? "unknown"
         const operation = operationOf(request.path)
         const stamp = Number(request.headers["access-timestamp"] ?? Number.NaN)
         const signedAt = Number.isFinite(stamp) ? stamp : undefined
-        const respond = (response: FakeResponse, addressLimited: boolean) => {
-          log.push({ key, address, operation, at, signedAt, status: statusOf(response), addressLimited })
-          if (response._tag === "Response" || response._tag === "Truncated") {
+        // Counted and answered half a round trip after it left, as the exchange would.
+        const answer = Effect.suspend((): Effect.Effect<readonly [FakeResponse, boolean]> => {
+          const at = Date.now()
+          const logged = (response: FakeResponse, addressLimited: boolean) => {
+            log.push({ key, address, operation, at, signedAt, status: statusOf(response), addressLimited })
+            return [response, addressLimited] as const
+          }
+          if (operation !== undefined) {
+            const name = `${address} ${operation}`
+            const window = windows.get(name) ?? SlidingWindow.make()
+            windows.set(name, window)
+            if (!window.tryAdmit(at, options.perAddress)) {
+              return Effect.succeed(logged(rejectionResponse(rejections.rateLimited, at, `address ${address}`), true))
+            }
+          }
+          const exchange = exchanges.get(key) ?? exchanges.values().next().value
+          if (exchange === undefined) return Effect.succeed(logged(rejectionResponse(rejections.invalidKey, at), false))
+          return Effect.map(exchange.handle(request), (response) => logged(response, false))
+        })
+        runFork(delayed(answer)).addObserver((exit) => {
+          if (Exit.isSuccess(exit) && (exit.value[0]._tag === "Response" || exit.value[0]._tag === "Truncated")) {
+            const response = exit.value[0]
             res.writeHead(response.status, { ...response.headers, "content-length": Buffer.byteLength(response.body) })
             res.end(response.body)
           } else req.socket.destroy()
-        }
-        if (operation !== undefined) {
-          const name = `${address} ${operation}`
-          const window = windows.get(name) ?? SlidingWindow.make()
-          windows.set(name, window)
-          if (!window.tryAdmit(at, options.perAddress)) {
-            return respond(rejectionResponse(rejections.rateLimited, at, `address ${address}`), true)
-          }
-        }
-        const exchange = exchanges.get(key) ?? exchanges.values().next().value
-        if (exchange === undefined) return respond(rejectionResponse(rejections.invalidKey, at), false)
-        runFork(exchange.handle(request)).addObserver((exit) => {
-          if (Exit.isSuccess(exit)) respond(exit.value, false)
-          else req.socket.destroy()
         })
       })
     })
