@@ -17,16 +17,19 @@ import * as TestServices from "effect/TestServices"
  */
 export const stillFor = Duration.seconds(2)
 
-/** Runs `effect`; should the clock not move for `stillFor` of real time meanwhile, dies with `message`. */
+/**
+ * Runs `effect`; should the clock not move for `stillFor` of real time meanwhile, dies with
+ * `message`, read then (so it can tell where the wait stood).
+ */
 export const failWhenStill =
-  (message: () => string) =>
+  (message: Effect.Effect<string>) =>
   <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> => {
     // A live clock always moves, so the watch ends only a wait on a clock that stands still.
     const watch: Effect.Effect<never> = Effect.gen(function* () {
       while (true) {
         const before = yield* Clock.currentTimeMillis
         yield* TestServices.provideLive(Effect.sleep(stillFor))
-        if ((yield* Clock.currentTimeMillis) === before) return yield* Effect.dieMessage(message())
+        if ((yield* Clock.currentTimeMillis) === before) return yield* Effect.dieMessage(yield* message)
       }
     })
     return Effect.raceFirst(effect, watch)
