@@ -132,7 +132,7 @@ const clockWaitsLayer: Layer.Layer<ClockWaits> = Layer.succeed(ClockWaits, {
           ? stillMessage(
               "a call",
               `${Duration.format(wait.delay)} before its retry ${wait.retry}, after a transient failure (${wait.error.message})`,
-              "build the kit with config: { maxAttempts: 1 }, which ends a call at its first failure"
+              "build the kit without that fault, or with layerStack's config: { maxAttempts: 1 }, which ends a call at its first failure"
             )
           : stillMessage(
               "the measurement of the exchange's clock",

@@ -1,7 +1,8 @@
 /**
  * What keeps a user's test from hanging on a clock nobody moves. Under `it.effect` the clock is
  * a `TestClock`: time stands still until the test moves it, so a request that waits for the
- * kit's rate limit or latency waits for good, and the test runs into its timeout with no hint.
+ * kit's rate limit or latency, or a call that pauses before a retry, waits for good, and the
+ * test runs into its timeout with no hint.
  * The guard watches such a wait on the live clock and, when the test's clock has not moved for
  * a while of real time, ends it with a message that says what to do.
  */
