@@ -10,6 +10,7 @@ import type { BillsConfigShape } from "../BillsConfig.js"
 import type { BillsError } from "../Errors.js"
 import type { SignerShape } from "../Signer.js"
 import type { Send } from "./attempt.js"
+import type { ClockWaitsShape } from "./clockWaits.js"
 import type { EnvelopeInterpreter } from "./envelope.js"
 import { type ClockRepair, retryExchangeCall } from "./retry.js"
 
@@ -30,9 +31,10 @@ export const makeClockSync = (options: {
   readonly signer: SignerShape
   readonly config: BillsConfigShape
   readonly wire: EnvelopeInterpreter
+  readonly waits: ClockWaitsShape
 }): Effect.Effect<ClockSync> =>
   Effect.gen(function* () {
-    const { config, send, signer, wire } = options
+    const { config, send, signer, waits, wire } = options
     // The time endpoint is public and unsigned, and it is not one of the rate-limited operations.
     const measureOffset = Effect.gen(function* () {
       const before = yield* Clock.currentTimeMillis
@@ -41,12 +43,12 @@ export const makeClockSync = (options: {
       const serverTime = yield* wire.serverTime(data)
       // The server read its clock somewhere in the round trip; the midpoint halves the error.
       return Math.round(serverTime - (before + after) / 2)
-    })
+    }).pipe(waits.around({ _tag: "ClockSync" }))
 
     // One measurement at a time; the generation lets fibers rejected together share one.
     const syncLock = yield* Effect.makeSemaphore(1)
     const generation = yield* Ref.make(0)
-    const measureAndSet = retryExchangeCall(() => measureOffset, config).pipe(
+    const measureAndSet = retryExchangeCall(() => measureOffset, config, { waits }).pipe(
       Effect.tap((offset) => signer.setClockOffset(offset)),
       Effect.tap(() => Ref.update(generation, (n) => n + 1))
     )

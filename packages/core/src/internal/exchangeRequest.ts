@@ -12,6 +12,7 @@ import type { OperationName } from "../Operation.js"
 import { Signer } from "../Signer.js"
 import { makeAttempt, makeSend } from "./attempt.js"
 import { makeClockSync } from "./clockSync.js"
+import { ClockWaits } from "./clockWaits.js"
 import type { CallName, EnvelopeInterpreter } from "./envelope.js"
 import { envelopeV2 } from "./envelopeV2.js"
 import { envelopeV3 } from "./envelopeV3.js"
@@ -49,11 +50,12 @@ export const makeExchangeRequest: Effect.Effect<
   const wire = interpreters[config.apiVersion]
   // No traceparent headers: trace ids of the user's system are none of the exchange's business.
   const client = HttpClient.withTracerPropagation(yield* HttpClient.HttpClient, false)
+  const waits = yield* ClockWaits
   const send = makeSend(client, config, wire)
-  const { repair, syncClock } = yield* makeClockSync({ send, signer, config, wire })
+  const { repair, syncClock } = yield* makeClockSync({ send, signer, config, wire, waits })
   const attempt = makeAttempt({ send, signer, limiter, config, wire })
   return {
-    request: (operation, body) => retryExchangeCall(attempt(operation, body), config, repair),
+    request: (operation, body) => retryExchangeCall(attempt(operation, body), config, { clock: repair, waits }),
     syncClock,
     decode: wire.decode
   }

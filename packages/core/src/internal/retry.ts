@@ -8,6 +8,7 @@ import * as Option from "effect/Option"
 import * as Random from "effect/Random"
 import type { BillsConfigShape } from "../BillsConfig.js"
 import type { BillsError } from "../Errors.js"
+import type { ClockWaitsShape } from "./clockWaits.js"
 
 /** The part of the settings the retry loop reads. */
 export type RetrySettings = Pick<BillsConfigShape, "maxAttempts" | "retryBaseDelay" | "maxRetryDelay">
@@ -78,12 +79,19 @@ export interface ClockRepair {
  *
  * Named apart from `@effect/platform`'s `HttpClient.retryTransient`, which retries on its own
  * notion of transient and knows nothing of the exchange's clock.
+ *
+ * `waits` wraps each pause (the testing kit guards it against a clock nobody moves).
  */
 export const retryExchangeCall = <A>(
   attempt: (ordinal: number) => Effect.Effect<A, BillsError>,
   settings: RetrySettings,
-  clock?: ClockRepair
+  options: { readonly clock?: ClockRepair | undefined; readonly waits?: ClockWaitsShape | undefined } = {}
 ): Effect.Effect<A, BillsError> => {
+  const { clock, waits } = options
+  const pause = (retry: number, delay: Duration.Duration, error: BillsError): Effect.Effect<void> =>
+    waits === undefined
+      ? Effect.sleep(delay)
+      : waits.around({ _tag: "RetryPause", retry, delay, error })(Effect.sleep(delay))
   const loop = (attemptNumber: number, clockRepaired: boolean): Effect.Effect<A, BillsError> =>
     Effect.flatMap(clock?.generation ?? Effect.succeed(0), (generation) =>
       // The clock's extra attempt is outside the count but still an attempt of the call.
@@ -106,7 +114,8 @@ export const retryExchangeCall = <A>(
           retryDelay(attemptNumber, error, settings),
           Option.match({
             onNone: () => Effect.fail(error),
-            onSome: (delay) => Effect.zipRight(Effect.sleep(delay), loop(attemptNumber + 1, clockRepaired))
+            onSome: (delay) =>
+              Effect.zipRight(pause(attemptNumber, delay, error), loop(attemptNumber + 1, clockRepaired))
           })
         )
       })

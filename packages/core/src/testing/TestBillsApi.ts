@@ -4,8 +4,9 @@
  * end at "now" read from the Clock, so a clock that still reads the epoch (one the test did not
  * set) is set just after the last bill; a test that sets it before every bill fails with a
  * message saying so, rather than get no bill. A wait on a
- * `TestClock` the test does not move (a rate limit, a latency) fails the same way, after 2 s
- * of real time, rather than hang.
+ * `TestClock` the test does not move (a rate limit, a latency, a request timeout, the pause
+ * before a retry, the measurement of the exchange's clock) fails the same way, after 2 s of
+ * real time, rather than hang.
  *
  * @since 0.1.0
  */
@@ -14,10 +15,12 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
+import * as Ref from "effect/Ref"
 import type { FundingBill, SpotBill } from "../Bill.js"
 import { BillsApi } from "../BillsApi.js"
 import { type ApiVersion, BillsConfig, type BillsConfigInput } from "../BillsConfig.js"
 import { BillsRateLimiter, type RateLimitOptions } from "../BillsRateLimiter.js"
+import { ClockWaits } from "../internal/clockWaits.js"
 import { Signer } from "../Signer.js"
 import { defaultCredentials, FakeExchange, type FakeExchangeOptions } from "./FakeExchange.js"
 import * as FakeHttpClient from "./FakeHttpClient.js"
@@ -91,18 +94,54 @@ const windowOf = (rateLimit: RateLimitOptions | false): SlidingWindow.RateLimit 
         windowMillis: Duration.toMillis(rateLimit.window ?? Duration.seconds(1))
       }
 
-const stillMessage = (rateLimit: RateLimitOptions | false) => () => {
+/** What every guard's message says: what happened, then what this wait is for and what to do. */
+const stillMessage = (subject: string, waitsFor: string, orElse: string): string =>
+  `TestBillsApi: ${subject} has waited 2 s of real time on a clock that does not move (under it.effect the ` +
+  `clock is a TestClock, and time passes only when the test moves it). It waits for ${waitsFor}. Fork the work and move the clock until it is done (TestClock.adjust in a loop, see "Testing your code" in the docs), ` +
+  `run the test with it.live, or ${orElse}.`
+
+/** Waiting for a permit: only the kit's rate limit makes a request wait for one. */
+const permitMessage = (rateLimit: RateLimitOptions | false): string => {
   const window = windowOf(rateLimit)
-  const waitsFor =
+  return stillMessage(
+    "a request",
     window === false
-      ? "the fake exchange's latency"
-      : `the kit's rate limit (${window.limit} requests per ${window.windowMillis} ms) or latency`
-  return (
-    "TestBillsApi: a request has waited 2 s of real time on a clock that does not move (under it.effect the " +
-    `clock is a TestClock, and time passes only when the test moves it). It waits for ${waitsFor}. Fork the work and move the clock until it is done (TestClock.adjust in a loop, see "Testing your code" in the docs), ` +
-    "run the test with it.live, or build the kit with rateLimit: false and no latency."
+      ? "a permit of the client's limiter"
+      : `the kit's rate limit (${window.limit} requests per ${window.windowMillis} ms)`,
+    "build the kit with rateLimit: false"
   )
 }
+
+/** Holding a permit: the request is on its way, for the fake's latency or until the client's timeout. */
+const requestMessage = stillMessage(
+  "a request",
+  "the fake exchange's latency, or for the client's requestTimeout to end an answer that never comes (a Hang fault)",
+  "build the kit with no latency and no Hang fault"
+)
+
+/**
+ * The retry loop's pauses and the clock measurement, which wait outside the limiter: after a
+ * transient failure (a 429 or 5xx, a reset, an answer that never came, each of which the fake's
+ * fault options inject) the client pauses on the clock before it tries again.
+ */
+const clockWaitsLayer: Layer.Layer<ClockWaits> = Layer.succeed(ClockWaits, {
+  around: (wait) =>
+    failWhenStill(
+      Effect.sync(() =>
+        wait._tag === "RetryPause"
+          ? stillMessage(
+              "a call",
+              `${Duration.format(wait.delay)} before its retry ${wait.retry}, after a transient failure (${wait.error.message})`,
+              "build the kit without that fault, or with layerStack's config: { maxAttempts: 1 }, which ends a call at its first failure"
+            )
+          : stillMessage(
+              "the measurement of the exchange's clock",
+              "the fake exchange's latency",
+              "build the kit with no latency"
+            )
+      )
+    )
+})
 
 /**
  * The client's limiter, every request of which ends with a message rather than hang when it
@@ -116,10 +155,16 @@ const limiterLayer = (rateLimit: RateLimitOptions | false): Layer.Layer<BillsRat
         ? Effect.provide(BillsRateLimiter, BillsRateLimiter.layerUnlimited)
         : BillsRateLimiter.make(rateLimit),
       (limiter) => {
-        const guard = failWhenStill(stillMessage(rateLimit))
+        const waiting = permitMessage(rateLimit)
         return BillsRateLimiter.of({
-          withPermit: (operation, observe) => (request) => guard(limiter.withPermit(operation, observe)(request)),
-          take: (operation) => guard(limiter.take(operation))
+          // One guard over the permit and the request, whose message says which of the two it met.
+          withPermit: (operation, observe) => (request) =>
+            Effect.flatMap(Ref.make(waiting), (stage) =>
+              failWhenStill(Ref.get(stage))(
+                limiter.withPermit(operation, observe)(Effect.zipRight(Ref.set(stage, requestMessage), request))
+              )
+            ),
+          take: (operation) => failWhenStill(Effect.succeed(waiting))(limiter.take(operation))
         })
       }
     )
@@ -160,6 +205,7 @@ export const layerStack = (options: StackOptions = {}): Layer.Layer<BillsApi | F
     Layer.provideMerge(FakeExchange.layerExchange(exchange)),
     Layer.provide(Signer.layer(credentials)),
     Layer.provide(limiterLayer(rateLimit)),
+    Layer.provide(clockWaitsLayer),
     Layer.provide(
       Layer.orDie(BillsConfig.layer({ baseUrl: "https://fake-exchange.test", ...options.config, ...version }))
     )

@@ -32,6 +32,7 @@ import { FleetCipher } from "../FleetCipher.js"
 import * as FleetDatabase from "../FleetDatabase.js"
 import * as FleetRunner from "../FleetRunner.js"
 import * as FleetStatus from "../FleetStatus.js"
+import { packageVersion } from "../internal/version.js"
 
 /**
  * A flag or value the command line cannot use.
@@ -363,11 +364,12 @@ const environment = HelpDoc.sequence(
   )
 )
 
-const cli = Command.run(Command.make("bills").pipe(Command.withSubcommands([fleet])), {
-  name: "bills",
-  version: "0.1.0",
-  footer: environment
-})
+const cli = (version: string) =>
+  Command.run(Command.make("bills").pipe(Command.withSubcommands([fleet])), {
+    name: "bills",
+    version,
+    footer: environment
+  })
 
 // biome-ignore lint/suspicious/noControlCharactersInRegex: ANSI escapes are what this strips
 const ansi = /\x1b\[[0-9;]*m/g
@@ -400,7 +402,7 @@ export const main = (argv: ReadonlyArray<string>): Effect.Effect<number> => {
     error: (...args: ReadonlyArray<unknown>) => Effect.sync(() => void cliErrors.push(args.map(String).join(" ")))
   }))
   return Effect.flatMap(quietConsole, (console) =>
-    cli(argv).pipe(
+    Effect.flatMap(packageVersion, (version) => cli(version)(argv)).pipe(
       Effect.withConsole(console),
       Effect.as(0),
       Effect.catchAll((error) => {

@@ -10,10 +10,11 @@ import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import { fakeExchangeCommand } from "../cli/FakeExchangeCommand.js"
+import { packageVersion } from "../internal/version.js"
 
-const cli = Command.run(fakeExchangeCommand("pnpm bills"), { name: "fake-exchange", version: "0.1.0" })
+const cli = (version: string) => Command.run(fakeExchangeCommand("pnpm bills"), { name: "fake-exchange", version })
 
-cli(process.argv).pipe(
+Effect.flatMap(packageVersion, (version) => cli(version)(process.argv)).pipe(
   Effect.catchTag("FakeExchangeServerError", (error) =>
     Effect.zipRight(
       Console.error(error.message),

@@ -20,6 +20,7 @@ import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import { variables } from "../internal/environment.js"
+import { packageVersion } from "../internal/version.js"
 import { auditCommand } from "./AuditCommand.js"
 import { exportCommand } from "./ExportCommand.js"
 import { fakeExchangeCommand } from "./FakeExchangeCommand.js"
@@ -61,7 +62,7 @@ const environment = HelpDoc.sequence(
   )
 )
 
-const cli = Command.run(bills, { name: "bills", version: "0.1.0", footer: environment })
+const cli = (version: string) => Command.run(bills, { name: "bills", version, footer: environment })
 
 // biome-ignore lint/suspicious/noControlCharactersInRegex: ANSI escapes are what this strips
 const ansi = /\x1b\[[0-9;]*m/g
@@ -126,7 +127,7 @@ export const main = (argv: ReadonlyArray<string>): Effect.Effect<number> => {
     error: (...args: ReadonlyArray<unknown>) => Effect.sync(() => void cliErrors.push(args.map(String).join(" ")))
   }))
   return Effect.flatMap(console, (console) =>
-    cli(hoistLogLevel(argv)).pipe(
+    Effect.flatMap(packageVersion, (version) => cli(version)(hoistLogLevel(argv))).pipe(
       Effect.withConsole(console),
       Effect.as(ExitCode.ok),
       Effect.catchAll((error) => {

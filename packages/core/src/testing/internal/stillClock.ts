@@ -1,7 +1,8 @@
 /**
  * What keeps a user's test from hanging on a clock nobody moves. Under `it.effect` the clock is
  * a `TestClock`: time stands still until the test moves it, so a request that waits for the
- * kit's rate limit or latency waits for good, and the test runs into its timeout with no hint.
+ * kit's rate limit or latency, or a call that pauses before a retry, waits for good, and the
+ * test runs into its timeout with no hint.
  * The guard watches such a wait on the live clock and, when the test's clock has not moved for
  * a while of real time, ends it with a message that says what to do.
  */
@@ -17,16 +18,19 @@ import * as TestServices from "effect/TestServices"
  */
 export const stillFor = Duration.seconds(2)
 
-/** Runs `effect`; should the clock not move for `stillFor` of real time meanwhile, dies with `message`. */
+/**
+ * Runs `effect`; should the clock not move for `stillFor` of real time meanwhile, dies with
+ * `message`, read then (so it can tell where the wait stood).
+ */
 export const failWhenStill =
-  (message: () => string) =>
+  (message: Effect.Effect<string>) =>
   <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> => {
     // A live clock always moves, so the watch ends only a wait on a clock that stands still.
     const watch: Effect.Effect<never> = Effect.gen(function* () {
       while (true) {
         const before = yield* Clock.currentTimeMillis
         yield* TestServices.provideLive(Effect.sleep(stillFor))
-        if ((yield* Clock.currentTimeMillis) === before) return yield* Effect.dieMessage(message())
+        if ((yield* Clock.currentTimeMillis) === before) return yield* Effect.dieMessage(yield* message)
       }
     })
     return Effect.raceFirst(effect, watch)
