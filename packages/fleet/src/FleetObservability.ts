@@ -40,6 +40,7 @@ import * as MetricKeyType from "effect/MetricKeyType"
 import * as MetricState from "effect/MetricState"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
+import * as Schedule from "effect/Schedule"
 import * as Schema from "effect/Schema"
 import * as Http from "node:http"
 import { AddressBudget } from "./AddressBudget.js"
@@ -297,7 +298,10 @@ export const layerOtlp = (name: string = serviceName): Layer.Layer<never> =>
       const resource = { serviceName: service }
       return Layer.mergeAll(
         OtlpTracer.layer({ url: `${base}/v1/traces`, resource, headers }),
-        OtlpMetrics.layer({ url: `${base}/v1/metrics`, resource, headers })
+        OtlpMetrics.layer({ url: `${base}/v1/metrics`, resource, headers }),
+        Layer.effectDiscard(registerSeries),
+        // No scrape refreshes the lag on this path: every 5 s, within each export's interval.
+        Layer.scopedDiscard(Effect.forkScoped(Effect.repeat(refreshLag, Schedule.spaced(Duration.seconds(5)))))
       ).pipe(
         Layer.provide(protocol === "http/json" ? OtlpSerialization.layerJson : OtlpSerialization.layerProtobuf),
         Layer.provide(NodeHttpClient.layerUndici)
