@@ -2,7 +2,8 @@
  * The runners' metrics as a real Prometheus sees them: two `bills fleet run` processes with
  * `--metrics-port`, scraped every second by Debian's `/usr/bin/prometheus` on loopback, and
  * everything asserted through Prometheus's HTTP query API (no scraper is mocked). Every series
- * of `FleetMetrics`, `BillsMetrics` and `ClusterMetrics` is there for both runners; the lag of an
+ * of `FleetMetrics`, `BillsMetrics` and `ClusterMetrics` is there for both runners (the per-account
+ * ones for every account); the lag of an
  * account removed from the fleet (its passes stop) grows between two queries; `up` of a runner
  * drops to 0 once it is SIGKILLed. `/healthz` and `/readyz` answer 200 on a runner that holds
  * its shards.
@@ -141,14 +142,17 @@ const scopedPrometheus = (targets: ReadonlyArray<string>) =>
     return { query: (promql: string) => Effect.runPromise(query(promql)) }
   })
 
-/** Every series the runners must show, each once per runner at least. */
+/**
+ * Every series each runner must show. The per-account gauges are a runner's only once it has
+ * passed an account, and the hash ring may give one runner every account: they are asked of the
+ * fleet, per account and kind.
+ */
+const perAccount = ["account_bills_fleet_lag_millis", "account_bills_fleet_covered_to_millis"]
 const series = [
   "account_bills_fleet_passes_total",
   "account_bills_fleet_bills_total",
   "account_bills_fleet_requests_total",
   "account_bills_fleet_budget_waits_total",
-  "account_bills_fleet_lag_millis",
-  "account_bills_fleet_covered_to_millis",
   "account_bills_requests_total",
   "account_bills_rate_limited_total",
   "account_bills_retries_total",
@@ -239,6 +243,10 @@ describe.skipIf(postgresUrl === undefined || redisUrl === undefined || !fs.exist
             for (const name of series) {
               const found = instances(await prometheus.query(name))
               if (found.size !== 2) missing.push(`${name} (${[...found].join(", ")})`)
+            }
+            for (const name of perAccount) {
+              const found = await prometheus.query(`count by (account, kind) (${name})`)
+              if (found.length !== accounts * 2) missing.push(`${name} (${found.length} accounts and kinds)`)
             }
             return missing.length === 0
           }).pipe(Effect.tapDefect(() => Effect.sync(() => console.error(`missing: ${missing.join("; ")}`))))
