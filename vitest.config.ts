@@ -8,7 +8,10 @@ const conditions = ["@account-bills/source", "module", "node", "development|prod
 
 export default defineConfig({
   resolve: { conditions },
-  ssr: { resolve: { conditions } },
+  // Vitest hands the server conditions to Node (--conditions) for the dependencies it leaves to
+  // Node: "module" there picks @opentelemetry/api's ESM build, whose imports name no file
+  // extension and so do not load. Node alone (as `bills` runs) never uses "module".
+  ssr: { resolve: { conditions: conditions.filter((condition) => condition !== "module") } },
   test: {
     include: ["packages/*/test/**/*.test.ts", "examples/**/*.test.ts"],
     testTimeout: 60_000,

@@ -194,6 +194,10 @@ export const run = Effect.fn("AccountPass.run")(function* (
         FleetMetrics.lag.pipe(Metric.tagged("account", account.id), Metric.tagged("kind", outcome.kind)),
         now - state.right.covered.to
       )
+      yield* Metric.set(
+        FleetMetrics.coveredTo.pipe(Metric.tagged("account", account.id), Metric.tagged("kind", outcome.kind)),
+        state.right.covered.to
+      )
     }
   }
   const outcome = outcomes.some((each) => each.error !== undefined)

@@ -45,6 +45,11 @@ export interface AddressBudgetShape {
     operation: OperationName,
     address?: string | undefined
   ) => <A, E, R>(request: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
+  /**
+   * Asks the budget's server whether it answers (a runner's `/readyz`); a budget kept in the
+   * process has none and leaves it out.
+   */
+  readonly ping?: Effect.Effect<void, BudgetUnavailable> | undefined
 }
 
 /**
@@ -243,6 +248,11 @@ export class AddressBudget extends Context.Tag("@account-bills/fleet/AddressBudg
             Effect.ignore
           )
         return AddressBudget.of({
+          // Once, within a second: a readiness probe must not wait on the client's retries.
+          ping: Effect.tryPromise({ try: () => redis.ping(), catch: unavailable }).pipe(
+            Effect.timeoutFail({ duration: Duration.seconds(1), onTimeout: () => unavailable("no answer within 1 s") }),
+            Effect.asVoid
+          ),
           withGrant: (operation, granted) => (request) =>
             Effect.suspend(() => {
               const key = logKey("bills:budget", granted ?? address, operation)

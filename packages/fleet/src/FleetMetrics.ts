@@ -66,6 +66,19 @@ export const lag = Metric.gauge("account_bills_fleet_lag_millis", {
 })
 
 /**
+ * Per account (`account` tag) and kind (`kind` tag): the end of the window the store is known to
+ * hold completely, epoch milliseconds, after each pass. `lag` is now − this: an exporter that
+ * refreshes `lag` from it at each collection (`FleetObservability.refreshLag`) shows an account
+ * whose passes stopped falling behind, where a gauge set only by passes would stand still.
+ *
+ * @since 0.1.0
+ * @category metrics
+ */
+export const coveredTo = Metric.gauge("account_bills_fleet_covered_to_millis", {
+  description: "end of the window the store holds completely (epoch ms), per account and kind"
+})
+
+/**
  * A counter tagged with the operation it counts.
  *
  * @since 0.1.0

@@ -32,6 +32,7 @@ import type { FleetCipher } from "./FleetCipher.js"
 import { AccountEntity, entityIdOf, entityType, PassRequest } from "./FleetEntity.js"
 import type { FleetNeedsPostgres, FleetUnavailable } from "./FleetErrors.js"
 import * as FleetDatabase from "./FleetDatabase.js"
+import * as FleetObservability from "./FleetObservability.js"
 import * as Egress from "./internal/egress.js"
 
 /**
@@ -69,6 +70,11 @@ export interface FleetRunnerOptions {
    * budget.
    */
   readonly localAddresses?: ReadonlyArray<string> | undefined
+  /**
+   * Serve `/metrics` (Prometheus), `/healthz` and `/readyz` on this port (and host, default
+   * `127.0.0.1`); see `FleetObservability.layerServer`. Default: not served.
+   */
+  readonly metrics?: FleetObservability.MetricsServerOptions | undefined
   /** The cluster's timings, for tests; every runner of a fleet must use the same `shardsPerGroup`. */
   readonly sharding?: Partial<ShardingConfig.ShardingConfig["Type"]> | undefined
 }
@@ -306,20 +312,34 @@ const reconciler = (options: FleetRunnerOptions) =>
  */
 export const layer = (
   options: FleetRunnerOptions
-): Layer.Layer<never, FleetUnavailable | FleetNeedsPostgres | StoreError, FleetCipher | AddressBudget> => {
+): Layer.Layer<
+  never,
+  FleetUnavailable | FleetNeedsPostgres | StoreError | FleetObservability.MetricsServerUnavailable,
+  FleetCipher | AddressBudget
+> => {
   const host = options.host ?? "127.0.0.1"
   const port = options.port ?? 34431
+  const shardingConfig = { ...defaultSharding, ...options.sharding }
   const cluster = NodeClusterSocket.layer({
     storage: "sql",
     shardingConfig: {
-      ...defaultSharding,
-      ...options.sharding,
+      ...shardingConfig,
       runnerAddress: Option.some(RunnerAddress.RunnerAddress.make({ host, port }))
     }
   })
+  const observed =
+    options.metrics === undefined
+      ? Layer.empty
+      : FleetObservability.layerServer(
+          options.metrics,
+          FleetObservability.runnerReadiness({
+            groups: shardingConfig.assignedShardGroups ?? ["default"],
+            shardsPerGroup: shardingConfig.shardsPerGroup ?? 300
+          })
+        )
   const addresses = options.localAddresses ?? []
   const accounts = Layer.unwrapScoped(Effect.map(Egress.routes(addresses), (egress) => entityLayer(options, egress)))
-  return Layer.mergeAll(accounts, reconciler(options)).pipe(
+  return Layer.mergeAll(accounts, reconciler(options), observed).pipe(
     Layer.provide(Layer.orDie(cluster)),
     Layer.provide(FleetDatabase.accounts(options.db)),
     Layer.provide(NodeHttpClient.layerUndici),

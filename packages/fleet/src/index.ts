@@ -38,6 +38,13 @@ export {
  */
 export * as FleetMetrics from "./FleetMetrics.js"
 /**
+ * A runner seen from outside: `/metrics`, `/healthz`, `/readyz`, and OTLP export.
+ *
+ * @since 0.1.0
+ * @category modules
+ */
+export * as FleetObservability from "./FleetObservability.js"
+/**
  * A runner as a layer.
  *
  * @since 0.1.0

@@ -30,6 +30,7 @@ import * as Egress from "../internal/egress.js"
 import { FleetAccounts } from "../FleetAccounts.js"
 import { FleetCipher } from "../FleetCipher.js"
 import * as FleetDatabase from "../FleetDatabase.js"
+import * as FleetObservability from "../FleetObservability.js"
 import * as FleetRunner from "../FleetRunner.js"
 import * as FleetStatus from "../FleetStatus.js"
 import { packageVersion } from "../internal/version.js"
@@ -258,6 +259,18 @@ const runFlags = {
     ),
     Options.optional
   ),
+  metricsPort: Options.integer("metrics-port").pipe(
+    Options.withDescription(
+      "serve /metrics (Prometheus), /healthz and /readyz on this port (default: not served; see docs/observability.md)"
+    ),
+    Options.optional
+  ),
+  metricsHost: Options.text("metrics-host").pipe(
+    Options.withDescription(
+      "the address --metrics-port listens on (default: 127.0.0.1; 0.0.0.0 for a scraper on another machine)"
+    ),
+    Options.withDefault("127.0.0.1")
+  ),
   pagesPerPass: Options.integer("pages-per-pass").pipe(
     Options.withDescription("pages per kind in one pass; longer walks continue in the next pass"),
     Options.withDefault(AccountPass.defaultPagesPerPass)
@@ -276,6 +289,10 @@ const runCommand = Command.make("run", runFlags, (flags) =>
       ["--concurrency", Option.getOrElse(flags.concurrency, () => 1)]
     ] as const) {
       if (value < 1) return yield* new FleetUsageError({ reason: `${name} must be at least 1, got ${value}` })
+    }
+    const metricsPort = Option.getOrElse(flags.metricsPort, () => 1)
+    if (metricsPort < 1 || metricsPort > 65_535) {
+      return yield* new FleetUsageError({ reason: `--metrics-port must be a port, 1 to 65535, got ${metricsPort}` })
     }
     const localAddresses = Option.match(flags.localAddress, {
       onNone: () => [],
@@ -310,8 +327,18 @@ const runCommand = Command.make("run", runFlags, (flags) =>
       pagesPerPass: flags.pagesPerPass,
       concurrency: Option.getOrUndefined(flags.concurrency),
       localAddresses,
-      config
-    }).pipe(Layer.provide(budget), Layer.provide(FleetCipher.layerConfig))
+      config,
+      metrics: Option.match(flags.metricsPort, {
+        onNone: () => undefined,
+        onSome: (port) => ({ port, host: flags.metricsHost })
+      })
+    }).pipe(
+      Layer.provide(budget),
+      Layer.provide(FleetCipher.layerConfig),
+      // Traces and metrics to OTEL_EXPORTER_OTLP_ENDPOINT when it is set: below the runner, so
+      // its spans (passes, grants, the cluster's) use the exporter's tracer.
+      Layer.provide(FleetObservability.layerOtlp())
+    )
     // SIGTERM is a hand-over, not a failure: the runner's layer closes (its accounts move to the
     // other runners) and the process exits 0. SIGINT stays an interruption (130).
     const stop = yield* Deferred.make<void>()
@@ -359,7 +386,8 @@ const environment = HelpDoc.sequence(
       "BILLS_FLEET_KEY: the key the accounts' credentials are encrypted with (32 bytes, base64); add and run need it",
       "PGPASSWORD: the password of the fleet's PostgreSQL database, when --db has none (never put it in the URL)",
       "WEEX_BASE_URL, WEEX_LOCALE, WEEX_API_VERSION (v2 or v3): the client settings, read as bills sync reads them",
-      "WEEX_API_KEY, WEEX_API_SECRET, WEEX_API_PASSPHRASE: the credentials of the account fleet add adds"
+      "WEEX_API_KEY, WEEX_API_SECRET, WEEX_API_PASSPHRASE: the credentials of the account fleet add adds",
+      "OTEL_EXPORTER_OTLP_ENDPOINT: run sends its traces and metrics there over OTLP/HTTP (/v1/traces, /v1/metrics), as service.name account-bills-fleet; OTEL_SERVICE_NAME, OTEL_EXPORTER_OTLP_PROTOCOL (http/protobuf or http/json), OTEL_EXPORTER_OTLP_HEADERS as OpenTelemetry reads them (see docs/observability.md)"
     ].map((line) => HelpDoc.p(line)) as [HelpDoc.HelpDoc, ...Array<HelpDoc.HelpDoc>]
   )
 )

@@ -1,0 +1,294 @@
+/**
+ * The runners' metrics as a real Prometheus sees them: two `bills fleet run` processes with
+ * `--metrics-port`, scraped every second by Debian's `/usr/bin/prometheus` on loopback, and
+ * everything asserted through Prometheus's HTTP query API (no scraper is mocked). Every series
+ * of `FleetMetrics`, `BillsMetrics` and `ClusterMetrics` is there for both runners (the per-account
+ * ones for every account); the lag of an
+ * account removed from the fleet (its passes stop) grows between two queries; `up` of a runner
+ * drops to 0 once it is SIGKILLed. `/healthz` and `/readyz` answer 200 on a runner that holds
+ * its shards.
+ */
+import { spawn } from "node:child_process"
+import * as fs from "node:fs"
+import * as net from "node:net"
+import * as os from "node:os"
+import * as path from "node:path"
+import { describe, expect, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Redacted from "effect/Redacted"
+import * as Schema from "effect/Schema"
+import { FleetAccounts, FleetCipher, FleetDatabase } from "../src/index.js"
+import * as FleetExchange from "./support/FleetExchange.js"
+import { scopedBills } from "./support/runnerProcess.js"
+import { addAccounts, freshDatabase, postgresUrl, redisUrl, testKey } from "./support/services.js"
+
+const prometheusBin = "/usr/bin/prometheus"
+const accounts = 3
+const day = 86_400_000
+
+const credentialsOf = (i: number) => ({ apiKey: `prom-key-${i}`, secret: `secret-${i}`, passphrase: `pass-${i}` })
+const labelOf = (i: number) => `prom-${i}`
+
+/** Resolves when `predicate` holds, checking every 250 ms, or fails after `timeoutMs`. */
+const until = (what: string, timeoutMs: number, predicate: () => Promise<boolean> | boolean) =>
+  Effect.promise(async () => {
+    const deadline = Date.now() + timeoutMs
+    while (Date.now() < deadline) {
+      // A server not up yet (connection refused) is a "not yet", as a false is.
+      if (
+        await Promise.resolve()
+          .then(predicate)
+          .catch(() => false)
+      )
+        return true
+      await new Promise((resolve) => setTimeout(resolve, 250))
+    }
+    return false
+  }).pipe(Effect.flatMap((ok) => (ok ? Effect.void : Effect.dieMessage(`timed out waiting for ${what}`))))
+
+/** A port nothing listens on now. */
+const freePort = Effect.promise(
+  () =>
+    new Promise<number>((resolve, reject) => {
+      const server = net.createServer()
+      server.once("error", reject)
+      server.listen(0, "127.0.0.1", () => {
+        const address = server.address()
+        server.close(() => resolve(typeof address === "object" && address !== null ? address.port : 0))
+      })
+    })
+)
+
+/** An instant vector as Prometheus's `/api/v1/query` answers it. */
+const QueryResponse = Schema.Struct({
+  status: Schema.Literal("success"),
+  data: Schema.Struct({
+    resultType: Schema.Literal("vector"),
+    result: Schema.Array(
+      Schema.Struct({
+        metric: Schema.Record({ key: Schema.String, value: Schema.String }),
+        value: Schema.Tuple(Schema.Number, Schema.String)
+      })
+    )
+  })
+})
+type Sample = { readonly metric: Readonly<Record<string, string>>; readonly value: number }
+
+/** `/usr/bin/prometheus` on loopback for the lifetime of the scope, scraping `targets` every second. */
+const scopedPrometheus = (targets: ReadonlyArray<string>) =>
+  Effect.gen(function* () {
+    const dir = yield* Effect.acquireRelease(
+      Effect.sync(() => fs.mkdtempSync(path.join(os.tmpdir(), "account-bills-prom-"))),
+      (dir) => Effect.sync(() => fs.rmSync(dir, { recursive: true, force: true }))
+    )
+    const config = path.join(dir, "prometheus.yml")
+    fs.writeFileSync(
+      config,
+      [
+        "global:",
+        "  scrape_interval: 1s",
+        "  scrape_timeout: 1s",
+        "scrape_configs:",
+        "  - job_name: account-bills-fleet",
+        "    static_configs:",
+        `      - targets: [${targets.map((target) => `"${target}"`).join(", ")}]`,
+        ""
+      ].join("\n")
+    )
+    const port = yield* freePort
+    let log = ""
+    const proc = yield* Effect.acquireRelease(
+      Effect.sync(() => {
+        const child = spawn(
+          prometheusBin,
+          [
+            `--config.file=${config}`,
+            `--storage.tsdb.path=${path.join(dir, "data")}`,
+            `--web.listen-address=127.0.0.1:${port}`
+          ],
+          { stdio: ["ignore", "ignore", "pipe"] }
+        )
+        child.stderr?.on("data", (chunk: Buffer) => {
+          log += chunk.toString()
+        })
+        return child
+      }),
+      (child) =>
+        Effect.promise(
+          () =>
+            new Promise<void>((resolve) => {
+              if (child.exitCode !== null || child.signalCode !== null) return resolve()
+              child.once("exit", () => resolve())
+              child.kill("SIGKILL")
+            })
+        )
+    )
+    const base = `http://127.0.0.1:${port}`
+    const query = (promql: string) =>
+      Effect.tryPromise(async () => {
+        const response = await fetch(`${base}/api/v1/query?query=${encodeURIComponent(promql)}`)
+        return (await response.json()) as unknown
+      }).pipe(
+        Effect.flatMap(Schema.decodeUnknown(QueryResponse)),
+        Effect.map(
+          (body): ReadonlyArray<Sample> =>
+            body.data.result.map((each) => ({ metric: each.metric, value: Number(each.value[1]) }))
+        )
+      )
+    yield* until("Prometheus ready", 30_000, async () => (await fetch(`${base}/-/ready`)).ok).pipe(
+      Effect.tapDefect(() => Effect.sync(() => console.error(`prometheus (exit ${proc.exitCode}): ${log}`)))
+    )
+    return { query: (promql: string) => Effect.runPromise(query(promql)) }
+  })
+
+/**
+ * Every series each runner must show. The per-account gauges are a runner's only once it has
+ * passed an account, and the hash ring may give one runner every account: they are asked of the
+ * fleet, per account and kind.
+ */
+const perAccount = ["account_bills_fleet_lag_millis", "account_bills_fleet_covered_to_millis"]
+const series = [
+  "account_bills_fleet_passes_total",
+  "account_bills_fleet_bills_total",
+  "account_bills_fleet_requests_total",
+  "account_bills_fleet_budget_waits_total",
+  "account_bills_requests_total",
+  "account_bills_rate_limited_total",
+  "account_bills_retries_total",
+  "account_bills_bills_total",
+  "effect_cluster_runners",
+  "effect_cluster_runners_healthy",
+  "effect_cluster_shards",
+  "effect_cluster_entities"
+]
+
+describe.skipIf(postgresUrl === undefined || redisUrl === undefined || !fs.existsSync(prometheusBin))(
+  "the runners' metrics in a real Prometheus",
+  () => {
+    it.live(
+      "every series of both runners, the lag of a stalled account growing, up = 0 for a killed runner",
+      () =>
+        Effect.gen(function* () {
+          const db = yield* freshDatabase(postgresUrl ?? "")
+          const now = Date.now()
+          const exchange = yield* FleetExchange.serve({
+            perAddress: { limit: 20, windowMillis: 1000 },
+            accounts: Array.from({ length: accounts }, (_, i) => ({
+              credentials: credentialsOf(i),
+              generate: {
+                seed: 300 + i,
+                funding: 30 + 5 * i,
+                spot: 40 + 3 * i,
+                startMillis: now - 2 * day,
+                endMillis: now - 60_000
+              }
+            }))
+          })
+          const database = FleetDatabase.layer(db).pipe(Layer.provide(FleetCipher.layer(Redacted.make(testKey))))
+          yield* addAccounts(accounts, labelOf, credentialsOf).pipe(Effect.provide(database))
+
+          const env = { BILLS_FLEET_KEY: testKey, WEEX_BASE_URL: exchange.url }
+          const metricsPorts = [yield* freePort, yield* freePort]
+          const clusterPorts = [yield* freePort, yield* freePort]
+          const runners = yield* Effect.forEach([0, 1], (i) =>
+            scopedBills(
+              `r${i}`,
+              [
+                "run",
+                "--db",
+                db,
+                "--redis",
+                redisUrl ?? "",
+                "--ip-rps",
+                "20",
+                "--port",
+                String(clusterPorts[i]),
+                "--metrics-port",
+                String(metricsPorts[i]),
+                "--interval",
+                "2s"
+              ],
+              env
+            )
+          )
+          const targets = metricsPorts.map((port) => `127.0.0.1:${port}`)
+          const prometheus = yield* scopedPrometheus(targets)
+          const instances = (samples: ReadonlyArray<Sample>) => new Set(samples.map((each) => each.metric.instance))
+          const stderr = () => runners.map((runner) => `${runner.name}: ${runner.stderr().slice(-2_000)}`).join("\n")
+
+          // Both runners up and ready: each holds some of the 64 shards.
+          yield* until("both runners scraped", 60_000, async () => {
+            const up = await prometheus.query('up{job="account-bills-fleet"} == 1')
+            return instances(up).size === 2
+          }).pipe(Effect.tapDefect(() => Effect.sync(() => console.error(stderr()))))
+          yield* until("both runners ready", 60_000, async () => {
+            const codes = await Promise.all(
+              targets.map((target) => fetch(`http://${target}/readyz`).then((response) => response.status))
+            )
+            return codes.every((code) => code === 200)
+          }).pipe(Effect.tapDefect(() => Effect.sync(() => console.error(stderr()))))
+          for (const target of targets) {
+            expect((yield* Effect.promise(() => fetch(`http://${target}/healthz`))).status).toBe(200)
+          }
+
+          // Every account passed (its lag known), every series of both runners in Prometheus.
+          yield* until("the lag of every account and kind", 60_000, async () => {
+            const lag = await prometheus.query("count by (account, kind) (account_bills_fleet_lag_millis)")
+            return lag.length === accounts * 2
+          }).pipe(Effect.tapDefect(() => Effect.sync(() => console.error(stderr()))))
+          const missing: Array<string> = []
+          yield* until("every series of both runners", 20_000, async () => {
+            missing.length = 0
+            for (const name of series) {
+              const found = instances(await prometheus.query(name))
+              if (found.size !== 2) missing.push(`${name} (${[...found].join(", ")})`)
+            }
+            for (const name of perAccount) {
+              const found = await prometheus.query(`count by (account, kind) (${name})`)
+              if (found.length !== accounts * 2) missing.push(`${name} (${found.length} accounts and kinds)`)
+            }
+            return missing.length === 0
+          }).pipe(Effect.tapDefect(() => Effect.sync(() => console.error(`missing: ${missing.join("; ")}`))))
+          // The passes stored bills and sent requests; no series is labelled per request.
+          const stored = yield* Effect.promise(() => prometheus.query("sum(account_bills_fleet_bills_total)"))
+          expect(stored[0]?.value ?? 0).toBeGreaterThan(0)
+          const labels = yield* Effect.promise(() => prometheus.query('{job="account-bills-fleet"}'))
+          const labelNames = new Set(labels.flatMap((each) => Object.keys(each.metric)))
+          expect([...labelNames].filter((name) => /request|key|secret|url/i.test(name))).toEqual([])
+
+          // An account removed from the fleet is passed no more: its lag grows at each scrape.
+          const stalled = labelOf(accounts - 1)
+          yield* Effect.flatMap(FleetAccounts, (fleet) => fleet.remove(stalled)).pipe(Effect.provide(database))
+          const lagOf = async () => {
+            const samples = await prometheus.query(
+              `min(account_bills_fleet_lag_millis{account="${stalled}",kind="funding"})`
+            )
+            return samples[0]?.value
+          }
+          // A pass that had begun before the removal may still end and lower it once: the lag
+          // then grows from there, and the deadline leaves room for that.
+          let first: number | undefined
+          yield* until("the stalled account's lag read", 10_000, async () => {
+            first = await lagOf()
+            return first !== undefined
+          })
+          yield* until("the stalled account's lag grown by 2 s", 20_000, async () => {
+            const later = await lagOf()
+            return later !== undefined && first !== undefined && later >= first + 2_000
+          })
+
+          // A runner SIGKILLed: Prometheus says it is down.
+          const killed = runners[1]
+          killed?.proc.kill("SIGKILL")
+          yield* until("up = 0 for the killed runner", 20_000, async () => {
+            const up = await prometheus.query(`up{instance="${targets[1]}"}`)
+            return up.length === 1 && up[0]?.value === 0
+          })
+          const alive = yield* Effect.promise(() => prometheus.query(`up{instance="${targets[0]}"}`))
+          expect(alive[0]?.value).toBe(1)
+        }).pipe(Effect.scoped),
+      150_000
+    )
+  }
+)
