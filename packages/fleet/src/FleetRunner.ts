@@ -33,6 +33,7 @@ import { AccountEntity, entityIdOf, entityType, PassRequest } from "./FleetEntit
 import type { FleetNeedsPostgres, FleetUnavailable } from "./FleetErrors.js"
 import * as FleetDatabase from "./FleetDatabase.js"
 import * as FleetObservability from "./FleetObservability.js"
+import * as DatabaseClock from "./internal/databaseClock.js"
 import * as Egress from "./internal/egress.js"
 
 /**
@@ -339,10 +340,11 @@ export const layer = (
         )
   const addresses = options.localAddresses ?? []
   const accounts = Layer.unwrapScoped(Effect.map(Egress.routes(addresses), (egress) => entityLayer(options, egress)))
-  return Layer.mergeAll(accounts, reconciler(options), observed).pipe(
+  const runner = Layer.mergeAll(accounts, reconciler(options), observed).pipe(
     Layer.provide(Layer.orDie(cluster)),
     Layer.provide(FleetDatabase.accounts(options.db)),
-    Layer.provide(NodeHttpClient.layerUndici),
-    Layer.provide(FleetDatabase.sql(options.db))
+    Layer.provide(NodeHttpClient.layerUndici)
   )
+  // The times runners compare (when a pass is due, until when a lease holds) come from one clock.
+  return DatabaseClock.around(runner).pipe(Layer.provide(FleetDatabase.sql(options.db)))
 }

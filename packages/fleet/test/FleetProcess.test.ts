@@ -14,8 +14,8 @@ import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
 import { FleetCipher, FleetDatabase, FleetStatus } from "../src/index.js"
 import * as FleetExchange from "./support/FleetExchange.js"
-import { handOvers } from "./support/handOvers.js"
-import { bills, type PassEvent, type RunnerProcess } from "./support/runnerProcess.js"
+import { handOvers, overlaps } from "./support/handOvers.js"
+import { bills, type RunnerProcess } from "./support/runnerProcess.js"
 import { addAccounts, freshDatabase, postgresUrl, redisUrl, testKey } from "./support/services.js"
 
 const accounts = Number(process.env.FLEET_TEST_ACCOUNTS ?? 30)
@@ -34,42 +34,6 @@ const until = (what: string, timeoutMs: number, predicate: () => Promise<boolean
     }
     return false
   }).pipe(Effect.flatMap((ok) => (ok ? Effect.void : Effect.dieMessage(`timed out waiting for ${what}`))))
-
-/** Per account, the intervals in which each runner passed it; an unfinished pass ends at `cut`. */
-const overlaps = (events: ReadonlyArray<PassEvent>, cut: ReadonlyMap<string, number>) => {
-  const intervals = new Map<string, Array<{ runner: string; from: number; to: number }>>()
-  const open = new Map<string, number>()
-  for (const event of [...events].sort((a, b) => a.at - b.at)) {
-    const key = `${event.runner} ${event.account}`
-    if (event.event === "begins") open.set(key, event.at)
-    else {
-      const from = open.get(key)
-      open.delete(key)
-      if (from !== undefined) {
-        const list = intervals.get(event.account) ?? []
-        list.push({ runner: event.runner, from, to: event.at })
-        intervals.set(event.account, list)
-      }
-    }
-  }
-  for (const [key, from] of open) {
-    const [runner = "", account = ""] = key.split(" ")
-    const list = intervals.get(account) ?? []
-    list.push({ runner, from, to: cut.get(runner) ?? Number.POSITIVE_INFINITY })
-    intervals.set(account, list)
-  }
-  const found: Array<string> = []
-  for (const [account, list] of intervals) {
-    for (const a of list) {
-      for (const b of list) {
-        if (a.runner < b.runner && a.from < b.to && b.from < a.to) {
-          found.push(`${account}: ${a.runner} [${a.from}, ${a.to}] and ${b.runner} [${b.from}, ${b.to}]`)
-        }
-      }
-    }
-  }
-  return found
-}
 
 describe.skipIf(postgresUrl === undefined || redisUrl === undefined)("a fleet of runner processes", () => {
   it.live(

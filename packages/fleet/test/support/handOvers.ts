@@ -35,3 +35,39 @@ export const handOvers = (
   }
   return found
 }
+
+/** Per account, the intervals in which each runner passed it; an unfinished pass ends at `cut`. */
+export const overlaps = (events: ReadonlyArray<PassEvent>, cut: ReadonlyMap<string, number>) => {
+  const intervals = new Map<string, Array<{ runner: string; from: number; to: number }>>()
+  const open = new Map<string, number>()
+  for (const event of [...events].sort((a, b) => a.at - b.at)) {
+    const key = `${event.runner} ${event.account}`
+    if (event.event === "begins") open.set(key, event.at)
+    else {
+      const from = open.get(key)
+      open.delete(key)
+      if (from !== undefined) {
+        const list = intervals.get(event.account) ?? []
+        list.push({ runner: event.runner, from, to: event.at })
+        intervals.set(event.account, list)
+      }
+    }
+  }
+  for (const [key, from] of open) {
+    const [runner = "", account = ""] = key.split(" ")
+    const list = intervals.get(account) ?? []
+    list.push({ runner, from, to: cut.get(runner) ?? Number.POSITIVE_INFINITY })
+    intervals.set(account, list)
+  }
+  const found: Array<string> = []
+  for (const [account, list] of intervals) {
+    for (const a of list) {
+      for (const b of list) {
+        if (a.runner < b.runner && a.from < b.to && b.from < a.to) {
+          found.push(`${account}: ${a.runner} [${a.from}, ${a.to}] and ${b.runner} [${b.from}, ${b.to}]`)
+        }
+      }
+    }
+  }
+  return found
+}

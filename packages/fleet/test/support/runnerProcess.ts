@@ -4,6 +4,7 @@
  * show which runner held which account when.
  */
 import { type ChildProcess, spawn } from "node:child_process"
+import * as fs from "node:fs"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import * as Effect from "effect/Effect"
@@ -45,20 +46,46 @@ export interface RunnerProcess {
   readonly exited: Promise<number | null>
 }
 
+/** How a runner process runs besides its arguments. */
+export interface RunnerOptions {
+  /**
+   * Run with Debian's libfaketime preloaded at this offset (`-600s`: ten minutes behind). Its
+   * log stamps are read back on the real clock.
+   */
+  readonly skew?: { readonly faketime: string; readonly millis: number } | undefined
+}
+
+/** Debian's libfaketime for threaded programs (package faketime), or undefined. */
+export const libfaketime: string | undefined = (() => {
+  const lib = "/usr/lib"
+  if (!fs.existsSync(lib)) return undefined
+  for (const dir of fs.readdirSync(lib)) {
+    const candidate = path.join(lib, dir, "faketime", "libfaketimeMT.so.1")
+    if (fs.existsSync(candidate)) return candidate
+  }
+  return undefined
+})()
+
 /** Starts `bills fleet args…` with `env` on top of this process's environment. */
 export const bills = (
   name: string,
   args: ReadonlyArray<string>,
-  env: Readonly<Record<string, string>>
+  env: Readonly<Record<string, string>>,
+  options: RunnerOptions = {}
 ): RunnerProcess => {
   // Node itself with tsx as a loader: the `tsx` command would run the runner in a grandchild
-  // that a SIGKILL of its parent leaves running.
+  // that a SIGKILL of its parent leaves running; so would the `faketime` command, hence the
+  // library preloaded by hand.
+  const skewed =
+    options.skew === undefined || libfaketime === undefined
+      ? {}
+      : { LD_PRELOAD: libfaketime, FAKETIME: options.skew.faketime, FAKETIME_DONT_RESET: "1" }
   const proc = spawn(
     process.execPath,
     ["--conditions=@account-bills/source", "--import", "tsx", bin, "fleet", ...args],
     {
       cwd: root,
-      env: { ...process.env, ...env },
+      env: { ...process.env, ...env, ...skewed },
       stdio: ["ignore", "pipe", "pipe"]
     }
   )
@@ -81,7 +108,7 @@ export const bills = (
         runner: name,
         account: (account[1] ?? "").replace(/^"|"$/g, ""),
         event: message[1] === "begins" ? "begins" : "ends",
-        at: Number.isNaN(logged) ? at : logged,
+        at: Number.isNaN(logged) ? at : logged - (options.skew?.millis ?? 0),
         funding: figuresOf(line, "funding"),
         spot: figuresOf(line, "spot")
       })
@@ -99,10 +126,11 @@ export const bills = (
 export const scopedBills = (
   name: string,
   args: ReadonlyArray<string>,
-  env: Readonly<Record<string, string>>
+  env: Readonly<Record<string, string>>,
+  options: RunnerOptions = {}
 ): Effect.Effect<RunnerProcess, never, Scope.Scope> =>
   Effect.acquireRelease(
-    Effect.sync(() => bills(name, args, env)),
+    Effect.sync(() => bills(name, args, env, options)),
     (runner) =>
       Effect.promise(() => {
         if (runner.proc.exitCode === null && runner.proc.signalCode === null) runner.proc.kill("SIGKILL")

@@ -1,0 +1,103 @@
+/**
+ * Time comes from one clock (issue 29 §5): three runner processes, one of them ten minutes
+ * behind (Debian's libfaketime), one normal runner SIGKILLed. The accounts the skewed runner
+ * holds and takes over are current within the usual bound, and no two runners ever pass one
+ * account at once. Before runners read the database's clock, the skewed runner held shards and
+ * sent nothing: the cluster selects the passes due by the polling runner's own clock, and every
+ * pass another runner stamped lay ten minutes in its future.
+ */
+import { describe, expect, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Redacted from "effect/Redacted"
+import { FleetCipher, FleetDatabase, FleetStatus } from "../src/index.js"
+import * as FleetExchange from "./support/FleetExchange.js"
+import { overlaps } from "./support/handOvers.js"
+import { libfaketime, type RunnerProcess, scopedBills } from "./support/runnerProcess.js"
+import { addAccounts, freshDatabase, postgresUrl, testKey } from "./support/services.js"
+
+const accounts = 9
+const day = 86_400_000
+const behind = { faketime: "-600s", millis: -600_000 }
+const credentialsOf = (i: number) => ({ apiKey: `skew-key-${i}`, secret: `secret-${i}`, passphrase: `pass-${i}` })
+const labelOf = (i: number) => `skew-${i}`
+
+describe.skipIf(postgresUrl === undefined)("runners on skewed clocks", () => {
+  it.live(
+    "a runner ten minutes behind brings the accounts it holds and takes over current; no account passed twice at once",
+    () =>
+      Effect.gen(function* () {
+        expect(libfaketime, "Debian's faketime package (apt-get install faketime)").toBeDefined()
+        const db = yield* freshDatabase(postgresUrl ?? "")
+        const now = Date.now()
+        const exchange = yield* FleetExchange.serve({
+          perAddress: false,
+          accounts: Array.from({ length: accounts }, (_, i) => ({
+            credentials: credentialsOf(i),
+            generate: { seed: 90 + i, funding: 60, spot: 80, startMillis: now - 3 * day, endMillis: now - 60_000 }
+          }))
+        })
+        const database = FleetDatabase.layer(db).pipe(Layer.provide(FleetCipher.layer(Redacted.make(testKey))))
+        yield* addAccounts(accounts, labelOf, credentialsOf).pipe(Effect.provide(database))
+        const env = { BILLS_FLEET_KEY: testKey, WEEX_BASE_URL: exchange.url }
+        const base = 44_300 + (process.pid % 400) * 3
+        const runner = (name: string, i: number, skew?: typeof behind) =>
+          scopedBills(name, ["run", "--db", db, "--port", String(base + i), "--interval", "2s"], env, { skew })
+        const killed = yield* runner("r0", 0)
+        const normal = yield* runner("r1", 1)
+        const skewed = yield* runner("r2", 2, behind)
+        const all: ReadonlyArray<RunnerProcess> = [killed, normal, skewed]
+
+        /** Every account holds every bill the exchange has. */
+        const current = FleetStatus.all.pipe(
+          Effect.flatMap((rows) =>
+            Effect.forEach(rows, (row) =>
+              Effect.gen(function* () {
+                const fake = exchange.exchanges.get(credentialsOf(Number(row.label.slice(5))).apiKey)
+                if (fake === undefined) return false
+                return (
+                  row.funding.bills === (yield* fake.bills("funding")).length &&
+                  row.spot.bills === (yield* fake.bills("spot")).length
+                )
+              })
+            )
+          ),
+          Effect.map((each) => each.length === accounts && each.every(Boolean)),
+          Effect.provide(database)
+        )
+        const until = (what: string, millis: number) =>
+          Effect.gen(function* () {
+            const deadline = Date.now() + millis
+            while (!(yield* current)) {
+              if (Date.now() > deadline) {
+                const log = all.map((each) => `--- ${each.name}\n${each.stderr().slice(-3_000)}`).join("\n")
+                return yield* Effect.dieMessage(`accounts not current within ${millis / 1000} s (${what})\n${log}`)
+              }
+              yield* Effect.sleep("250 millis")
+            }
+            return Date.now() - (deadline - millis)
+          })
+
+        yield* until("first sync", 90_000)
+        // The skewed runner holds shards and passes accounts.
+        expect(skewed.events.some((event) => event.event === "ends")).toBe(true)
+
+        killed.proc.kill("SIGKILL")
+        const cut = new Map([[killed.name, Date.now()]])
+        yield* Effect.promise(() => killed.exited)
+        for (let i = 0; i < accounts; i++) {
+          const fake = exchange.exchanges.get(credentialsOf(i).apiKey)
+          if (fake === undefined) return yield* Effect.dieMessage("no exchange")
+          yield* fake.appendGenerated("funding", 5)
+          yield* fake.appendGenerated("spot", 5)
+        }
+        // The usual bound: a dead runner's shards are free within 30 s, then a pass at once.
+        const took = yield* until("after the SIGKILL", 45_000)
+        console.info(`skew test: every account current ${(took / 1000).toFixed(1)} s after the SIGKILL`)
+        const afterKill = skewed.events.filter((event) => event.event === "begins" && event.at > (cut.get("r0") ?? 0))
+        expect(afterKill.length).toBeGreaterThan(0)
+        expect(overlaps([...killed.events, ...normal.events, ...skewed.events], cut)).toEqual([])
+      }).pipe(Effect.scoped),
+    180_000
+  )
+})
