@@ -35,6 +35,7 @@ import * as FleetDatabase from "./FleetDatabase.js"
 import * as FleetObservability from "./FleetObservability.js"
 import * as DatabaseClock from "./internal/databaseClock.js"
 import * as Egress from "./internal/egress.js"
+import * as ReservedInOrder from "./internal/reservedInOrder.js"
 
 /**
  * Settings of a runner.
@@ -346,5 +347,11 @@ export const layer = (
     Layer.provide(NodeHttpClient.layerUndici)
   )
   // The times runners compare (when a pass is due, until when a lease holds) come from one clock.
-  return DatabaseClock.around(runner).pipe(Layer.provide(FleetDatabase.sql(options.db)))
+  return DatabaseClock.around(runner).pipe(
+    Layer.provide(
+      Layer.effect(SqlClient.SqlClient, Effect.map(SqlClient.SqlClient, ReservedInOrder.make)).pipe(
+        Layer.provide(FleetDatabase.sql(options.db))
+      )
+    )
+  )
 }
