@@ -33,11 +33,11 @@ for (const doc of docs) {
   const text = fs.readFileSync(path.join(repo, doc), "utf8")
   const dir = doc.replace(/\.md$/, "").replace(/[^A-Za-z0-9]+/g, "-")
   // Fences indented in a list item too: the block is the text with that indentation taken off.
-  for (const found of text.matchAll(/^([ \t]*)```(?:ts|typescript)[ \t]*\n([\s\S]*?)^\1```[ \t]*$/gm)) {
+  for (const found of text.matchAll(/^([ \t]*)(`{3,})(?:ts|typescript)[ \t]*\n([\s\S]*?)^\1\2[ \t]*$/gm)) {
     const line = text.slice(0, found.index).split("\n").length
     const before = text.slice(0, found.index).trimEnd()
     const indent = found[1]
-    const body = found[2]
+    const body = found[3]
       .split("\n")
       .map((l) => (l.startsWith(indent) ? l.slice(indent.length) : l))
       .join("\n")
