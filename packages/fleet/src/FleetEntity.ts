@@ -27,9 +27,19 @@ export class PassRequest extends Schema.Class<PassRequest>("@account-bills/fleet
   at: Schema.Number,
   label: Schema.optional(Schema.String)
 }) {
+  /**
+   * The pass's time, its key: two requests of a pass at the same instant are one.
+   *
+   * @since 0.1.0
+   */
   [PrimaryKey.symbol](): string {
     return String(this.at)
   }
+  /**
+   * When the cluster delivers the pass: at `at`.
+   *
+   * @since 0.1.0
+   */
   [DeliverAt.symbol](): DateTime.DateTime {
     return DateTime.unsafeMake(this.at)
   }
