@@ -24,6 +24,21 @@ export const DecimalString = Schema.String.pipe(
 /**
  * A decimal string decoded to an exact `BigDecimal`.
  *
+ * @example
+ * ```ts
+ * import { Amount } from "@account-bills/core"
+ * import { BigDecimal, Either, Schema } from "effect"
+ *
+ * // More digits than a JS number holds, kept exactly.
+ * const amount = Schema.decodeUnknownSync(Amount.Amount)("0.10000000000000001")
+ * console.log(BigDecimal.format(BigDecimal.sum(amount, amount)))
+ * // 0.20000000000000002
+ *
+ * // Anything but a plain decimal string is refused.
+ * console.log(Either.isLeft(Schema.decodeUnknownEither(Amount.Amount)("1e-5")))
+ * // true
+ * ```
+ *
  * @since 0.1.0
  * @category schemas
  */

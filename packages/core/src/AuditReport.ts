@@ -21,6 +21,8 @@ import { LedgerAccount } from "./LedgerEntry.js"
 export const FeeRule = Schema.Literal("delta-includes-fees", "fees-subtracted", "fees-added", "undetermined")
 
 /**
+ * How an account writes fees into its balances: a value of the `FeeRule` schema.
+ *
  * @since 0.1.0
  * @category models
  */
@@ -56,7 +58,11 @@ export class BillRef extends Schema.Class<BillRef>("@account-bills/core/BillRef"
   fees: Schema.BigDecimal,
   afterAmount: Schema.BigDecimal
 }) {
-  /** The reference to `bill`. */
+  /**
+   * The reference to `bill`.
+   *
+   * @since 0.1.0
+   */
   static fromBill(bill: FundingBill | SpotBill): BillRef {
     return new BillRef({
       billId: bill.billId,

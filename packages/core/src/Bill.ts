@@ -44,6 +44,8 @@ export const CTime = Schema.transformOrFail(
 export const BillId = Schema.String.pipe(Schema.pattern(idPattern), Schema.brand("BillId"))
 
 /**
+ * A bill id, branded: a value of the `BillId` schema.
+ *
  * @since 0.1.0
  * @category models
  */
@@ -67,6 +69,8 @@ export type BizTypeOf<Known extends string> = Known | (string & {})
 export const RawRecord = Schema.Record({ key: Schema.String, value: Schema.Unknown })
 
 /**
+ * A record as the exchange sent it, decoded from JSON: a value of the `RawRecord` schema.
+ *
  * @since 0.1.0
  * @category models
  */
@@ -91,7 +95,11 @@ const commonFields = {
  * @category schemas
  */
 export class FundingBill extends Schema.Class<FundingBill>("@account-bills/core/FundingBill")(commonFields) {
-  /** The bizType, typed with the documented values for completion. */
+  /**
+   * The bizType, typed with the documented values for completion.
+   *
+   * @since 0.1.0
+   */
   declare readonly bizType: BizTypeOf<(typeof fundingBizTypes)[number]>
 }
 
@@ -106,7 +114,11 @@ export class SpotBill extends Schema.Class<SpotBill>("@account-bills/core/SpotBi
   fillSize: Schema.optionalWith(Amount, { nullable: true, as: "Option" }),
   fillValue: Schema.optionalWith(Amount, { nullable: true, as: "Option" })
 }) {
-  /** The bizType, typed with the documented values for completion. */
+  /**
+   * The bizType, typed with the documented values for completion.
+   *
+   * @since 0.1.0
+   */
   declare readonly bizType: BizTypeOf<(typeof spotBizTypes)[number]>
 }
 

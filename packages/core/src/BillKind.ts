@@ -14,6 +14,8 @@ import * as Schema from "effect/Schema"
 export const BillKind = Schema.Literal("funding", "spot")
 
 /**
+ * `"funding"` or `"spot"`: a value of the `BillKind` schema.
+ *
  * @since 0.1.0
  * @category models
  */

@@ -61,6 +61,9 @@ export interface PermitOutcome {
 }
 
 /**
+ * What the `BillsRateLimiter` service does: run each request of an operation under a permit of
+ * its sliding window.
+ *
  * @since 0.1.0
  * @category models
  */

@@ -49,6 +49,8 @@ export const BillsApiErrorReason = Schema.Literal(
 )
 
 /**
+ * Why the exchange refused a request: a value of the `BillsApiErrorReason` schema.
+ *
  * @since 0.1.0
  * @category models
  */

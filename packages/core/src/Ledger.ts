@@ -16,8 +16,26 @@ import type { BillsError } from "./Errors.js"
 import { merged, resolveWindow } from "./internal/ledgerWindow.js"
 import type { LedgerEntry, LedgerQuery } from "./LedgerEntry.js"
 
+/**
+ * The audit's report: per account and coin, the bills, the balances, the fee rule and the breaks.
+ *
+ * @since 0.1.0
+ * @category exports
+ */
 export * from "./AuditReport.js"
+/**
+ * The audit: `audit` over the exchange, `auditEntries` over any stream of entries.
+ *
+ * @since 0.1.0
+ * @category exports
+ */
 export * from "./LedgerAudit.js"
+/**
+ * The entries of the ledger: a bill tagged with its account and kind, and the query.
+ *
+ * @since 0.1.0
+ * @category exports
+ */
 export * from "./LedgerEntry.js"
 
 /**

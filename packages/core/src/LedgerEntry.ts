@@ -19,6 +19,8 @@ import type { TimeInput } from "./Params.js"
 export const LedgerAccount = BillKind
 
 /**
+ * The two accounts whose bills the ledger holds.
+ *
  * @deprecated since 0.1.0: use `BillKind`.
  * @since 0.1.0
  * @category models
@@ -34,6 +36,8 @@ export type LedgerAccount = BillKind
 export const EntryKind = Schema.Literal("deposit", "withdrawal", "transfer", "trade", "fee", "other")
 
 /**
+ * What a bill does (`"deposit"`, `"withdrawal"`, `"transfer"`, `"trade"`, `"fee"`, `"other"`): a value of the `EntryKind` schema.
+ *
  * @since 0.1.0
  * @category models
  */

@@ -15,6 +15,8 @@ import * as Schema from "effect/Schema"
 export const ListOrder = Schema.Literal("newest-first", "oldest-first")
 
 /**
+ * `"newest-first"` or `"oldest-first"`: a value of the `ListOrder` schema.
+ *
  * @since 0.1.0
  * @category models
  */

@@ -110,6 +110,8 @@ export type SpotBillsParams = typeof SpotBillsParams.Encoded
 export type ValidFundingBillsParams = typeof FundingBillsParams.Type
 
 /**
+ * Validated spot parameters with time bounds as epoch ms, as they go into a request body.
+ *
  * @since 0.1.0
  * @category models
  */

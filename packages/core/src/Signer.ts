@@ -51,6 +51,8 @@ export interface RequestToSign {
 }
 
 /**
+ * What the `Signer` service does: sign one attempt, and hold the offset to the exchange's clock.
+ *
  * @since 0.1.0
  * @category models
  */

@@ -33,9 +33,19 @@ export class PassRequest extends Schema.Class<PassRequest>("@account-bills/fleet
    */
   kinds: Schema.optional(Schema.Array(BillKind))
 }) {
+  /**
+   * The pass's time, its key: two requests of a pass at the same instant are one.
+   *
+   * @since 0.1.0
+   */
   [PrimaryKey.symbol](): string {
     return String(this.at)
   }
+  /**
+   * When the cluster delivers the pass: at `at`.
+   *
+   * @since 0.1.0
+   */
   [DeliverAt.symbol](): DateTime.DateTime {
     return DateTime.unsafeMake(this.at)
   }

@@ -122,6 +122,14 @@ const labelPattern = /^[A-Za-z0-9][A-Za-z0-9._@+-]{0,63}$/
  */
 export const isLabel = (label: string): boolean => labelPattern.test(label)
 
+/**
+ * The shared budget cannot be used: the Redis at `target` (its password masked) could not be
+ * reached or refused a command; `reason` gives its own failure (`connect ECONNREFUSED …`). No
+ * request goes out without a grant, so `AddressBudget.layerRedis` fails with it.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
 export class BudgetUnavailable extends Schema.TaggedError<BudgetUnavailable>("@account-bills/fleet/BudgetUnavailable")(
   "BudgetUnavailable",
   { target: Schema.String, reason: Schema.String }
