@@ -98,10 +98,15 @@ export class BillsTransportError extends Schema.TaggedError<BillsTransportError>
   reason: Schema.Literal("Timeout", "Transport"),
   description: Schema.String
 }) {
+  /**
+   * What happened and what to do, in one wording wherever it is shown (`bills`, the fleet's
+   * status and log): the HTTP client's own `Transport error (POST …)` names neither.
+   */
   override get message(): string {
-    return this.reason === "Timeout"
-      ? `${this.operation}: no answer from the exchange in time (${this.description})`
-      : `${this.operation}: could not reach the exchange: ${this.description}`
+    if (this.reason === "Timeout") return `${this.operation}: no answer from the exchange in time (${this.description})`
+    const url = /\((?:GET|POST) ([^)\s]+)\)/.exec(this.description)?.[1]
+    const origin = url === undefined || !URL.canParse(url) ? "" : ` at ${new URL(url).origin}`
+    return `${this.operation}: could not connect to the exchange${origin}: the connection was refused or dropped; check WEEX_BASE_URL and the network`
   }
 }
 

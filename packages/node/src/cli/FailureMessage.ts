@@ -1,12 +1,13 @@
 /**
  * The one line `bills` prints for a failure: the error's own message, except where that message
- * speaks the words of a library underneath (a missing variable that says only `<redacted>`, an
- * HTTP client's `Transport error`, a SQL driver's `ConnectionFailed(...)`), which are told here
- * as a sentence with what to do.
+ * speaks the words of a library underneath (a missing variable that says only `<redacted>`, a
+ * SQL driver's `ConnectionFailed(...)`) or a code to look up (the history limit), which are told
+ * here as a sentence with what to do. A failure to connect to the exchange says so itself
+ * (`BillsTransportError`), for the fleet's status as for `bills`.
  *
  * @since 0.1.0
  */
-import type { BillsApiError, BillsTransportError } from "@account-bills/core"
+import type { BillsApiError } from "@account-bills/core"
 import * as ConfigError from "effect/ConfigError"
 import * as Predicate from "effect/Predicate"
 import { describeConfigError } from "../internal/environment.js"
@@ -16,9 +17,6 @@ import { describeConfigError } from "../internal/environment.js"
  * the exchange did not say where its history starts.
  */
 const servedHistoryMillis = 90 * 24 * 60 * 60 * 1000
-
-const isTransportError = (error: unknown): error is BillsTransportError =>
-  Predicate.isTagged(error, "BillsTransportError")
 
 const isApiError = (error: unknown): error is BillsApiError => Predicate.isTagged(error, "BillsApiError")
 
@@ -51,12 +49,6 @@ const storeReason = (reason: string): string | undefined => {
 export const describeFailure = (error: unknown, now: number): string => {
   if (ConfigError.isConfigError(error)) {
     return `${describeConfigError(error)} (bills --help lists the WEEX_* variables)`
-  }
-  if (isTransportError(error) && error.reason === "Transport") {
-    // `description` is the HTTP client's, e.g. "Transport error (POST http://host/api/v2/...)".
-    const url = /\((?:GET|POST) ([^)\s]+)\)/.exec(error.description)?.[1]
-    const origin = url === undefined || !URL.canParse(url) ? "" : ` at ${new URL(url).origin}`
-    return `${error.operation}: could not connect to the exchange${origin}: the connection was refused or dropped; check WEEX_BASE_URL and the network`
   }
   if (isApiError(error) && error.reason === "HistoryLimit") {
     const since = new Date(now - servedHistoryMillis).toISOString()
