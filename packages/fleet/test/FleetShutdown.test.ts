@@ -13,7 +13,7 @@ import { FleetCipher, FleetDatabase } from "../src/index.js"
 import * as FleetExchange from "./support/FleetExchange.js"
 import { scopedBills } from "./support/runnerProcess.js"
 import { addAccounts, freshDatabase, postgresUrl, redisUrl, testKey } from "./support/services.js"
-import { tcpProxy } from "./support/tcpProxy.js"
+import { portOf, tcpProxy, through } from "./support/tcpProxy.js"
 
 const day = 86_400_000
 const credentialsOf = (i: number) => ({ apiKey: `stop-key-${i}`, secret: `secret-${i}`, passphrase: `pass-${i}` })
@@ -24,13 +24,6 @@ const until = (what: string, timeoutMs: number, predicate: () => boolean) =>
     while (Date.now() < deadline && !predicate()) await new Promise((resolve) => setTimeout(resolve, 100))
     return predicate()
   }).pipe(Effect.flatMap((ok) => (ok ? Effect.void : Effect.dieMessage(`timed out waiting for ${what}`))))
-
-const portOf = (url: string) => Number(new URL(url).port)
-const through = (url: string, port: number) => {
-  const target = new URL(url)
-  target.port = String(port)
-  return target.toString()
-}
 
 type Fault = "redis" | "postgres" | "exchange"
 

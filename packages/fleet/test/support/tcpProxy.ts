@@ -50,3 +50,12 @@ export const tcpProxy = async (targetPort: number): Promise<TcpProxy> => {
     close: cut
   }
 }
+
+/** The port of a server's URL. */
+export const portOf = (url: string) => Number(new URL(url).port)
+/** `url` with its port replaced: the same server, reached through a proxy on `port`. */
+export const through = (url: string, port: number) => {
+  const target = new URL(url)
+  target.port = String(port)
+  return target.toString()
+}
