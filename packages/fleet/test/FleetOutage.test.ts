@@ -16,7 +16,7 @@ import { FleetCipher, FleetDatabase, FleetStatus } from "../src/index.js"
 import * as FleetExchange from "./support/FleetExchange.js"
 import { type RunnerProcess, scopedBills } from "./support/runnerProcess.js"
 import { addAccounts, freshDatabase, postgresUrl, redisUrl, testKey } from "./support/services.js"
-import { portOf, tcpProxy, through } from "./support/tcpProxy.js"
+import { scopedProxy, through } from "./support/tcpProxy.js"
 
 const accounts = 4
 const ipRps = 10
@@ -40,14 +40,8 @@ describe.skipIf(postgresUrl === undefined || redisUrl === undefined)("a fleet th
         })
         const database = FleetDatabase.layer(db).pipe(Layer.provide(FleetCipher.layer(Redacted.make(testKey))))
         yield* addAccounts(accounts, labelOf, credentialsOf).pipe(Effect.provide(database))
-        const pg = yield* Effect.acquireRelease(
-          Effect.promise(() => tcpProxy(portOf(db))),
-          (proxy) => Effect.promise(() => proxy.close())
-        )
-        const redis = yield* Effect.acquireRelease(
-          Effect.promise(() => tcpProxy(portOf(redisUrl ?? ""))),
-          (proxy) => Effect.promise(() => proxy.close())
-        )
+        const pg = yield* scopedProxy(db)
+        const redis = yield* scopedProxy(redisUrl ?? "")
         const base = 45_100 + (process.pid % 400) * 2
         const runners: ReadonlyArray<RunnerProcess> = yield* Effect.forEach([0, 1], (i) =>
           scopedBills(

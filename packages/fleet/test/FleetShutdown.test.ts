@@ -13,7 +13,7 @@ import { FleetCipher, FleetDatabase } from "../src/index.js"
 import * as FleetExchange from "./support/FleetExchange.js"
 import { scopedBills } from "./support/runnerProcess.js"
 import { addAccounts, freshDatabase, postgresUrl, redisUrl, testKey } from "./support/services.js"
-import { portOf, tcpProxy, through } from "./support/tcpProxy.js"
+import { scopedProxy, through } from "./support/tcpProxy.js"
 
 const day = 86_400_000
 const credentialsOf = (i: number) => ({ apiKey: `stop-key-${i}`, secret: `secret-${i}`, passphrase: `pass-${i}` })
@@ -40,14 +40,8 @@ const stopDuring = (fault: Fault, slot: number) =>
     })
     const database = FleetDatabase.layer(db).pipe(Layer.provide(FleetCipher.layer(Redacted.make(testKey))))
     yield* addAccounts(2, (i) => `stop-${i}`, credentialsOf).pipe(Effect.provide(database))
-    const pg = yield* Effect.acquireRelease(
-      Effect.promise(() => tcpProxy(portOf(db))),
-      (proxy) => Effect.promise(() => proxy.close())
-    )
-    const redis = yield* Effect.acquireRelease(
-      Effect.promise(() => tcpProxy(portOf(redisUrl ?? ""))),
-      (proxy) => Effect.promise(() => proxy.close())
-    )
+    const pg = yield* scopedProxy(db)
+    const redis = yield* scopedProxy(redisUrl ?? "")
     const runner = yield* scopedBills(
       fault,
       [

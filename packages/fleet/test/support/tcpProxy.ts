@@ -5,6 +5,8 @@
  * `restore` brings it back on the same port.
  */
 import * as Net from "node:net"
+import * as Effect from "effect/Effect"
+import type * as Scope from "effect/Scope"
 
 export interface TcpProxy {
   readonly port: number
@@ -59,3 +61,10 @@ export const through = (url: string, port: number) => {
   target.port = String(port)
   return target.toString()
 }
+
+/** A proxy in front of the server of `url` for the lifetime of the scope. */
+export const scopedProxy = (url: string): Effect.Effect<TcpProxy, never, Scope.Scope> =>
+  Effect.acquireRelease(
+    Effect.promise(() => tcpProxy(portOf(url))),
+    (proxy) => Effect.promise(() => proxy.close())
+  )
