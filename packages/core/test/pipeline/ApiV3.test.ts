@@ -18,6 +18,7 @@ import {
 } from "../../src/index.js"
 import { envelopeV2 } from "../../src/internal/envelopeV2.js"
 import { envelopeV3 } from "../../src/internal/envelopeV3.js"
+import { reasonOfV3 } from "../../src/internal/errorReason.js"
 import { FakeExchange, FakeFault, rejectionsV3, signedRequest } from "../../src/testing/index.js"
 import { fakeStack, runOnTestClock } from "../support/fakeStack.js"
 import { collect, expectExactly } from "../support/streamCheck.js"
@@ -296,6 +297,20 @@ describe("v3: the interpreter, pure", () => {
     expect(Either.getLeft(interpret(429, '{"code":-1000,"msg":"busy"}'))).toMatchObject({
       value: { reason: "RateLimited", code: "-1000" }
     })
+  })
+
+  // A code decides the reason whatever the status beside it, as on v2: -1000 on an HTTP 5xx is
+  // still Unknown (not a ServerError, which would be retried), and a code the client does not
+  // know falls back to the status. Only a 429 overrides the code.
+  it("a known code names its reason on any status but 429; an unknown code falls back to the status", () => {
+    for (const [code, reason] of v3Codes) {
+      for (const status of [200, 400, 401, 403, 500, 503]) expect(reasonOfV3(code, status)).toBe(reason)
+      expect(reasonOfV3(code, 429)).toBe("RateLimited")
+    }
+    expect(reasonOfV3("-1999", 500)).toBe("ServerError")
+    expect(reasonOfV3("-1999", 401)).toBe("Authentication")
+    expect(reasonOfV3("-1999", 403)).toBe("Permission")
+    expect(reasonOfV3("-1999", 400)).toBe("Unknown")
   })
 
   it("a payload succeeds with no stamp; an error status without a code is unreadable", () => {
