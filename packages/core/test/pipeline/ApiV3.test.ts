@@ -318,6 +318,32 @@ describe("v3: the interpreter, pure", () => {
     expect(Either.getLeft(interpret(400, "{}"))).toMatchObject({ value: { _tag: "BillsDecodeError", path: "code" } })
   })
 
+  // What each unreadable answer is reported as: a body that is not JSON is an envelope failure
+  // whatever its status (not a success with no payload), only a 2xx is a payload, and the
+  // description says what was wrong with the body.
+  it("an answer that is not JSON, not 2xx or without msg is reported for what it is", () => {
+    expect(Either.getLeft(interpret(200, "<html>maintenance</html>"))).toMatchObject({
+      value: { _tag: "BillsDecodeError", stage: "Envelope", status: 200 }
+    })
+    const html = Either.getLeft(interpret(404, "<html>Not Found</html>"))
+    expect(html._tag === "Some" && html.value.message).not.toContain("without an error code")
+    expect(Either.getLeft(interpret(300, "[]"))).toMatchObject({
+      value: { _tag: "BillsDecodeError", path: "code", description: "HTTP 300 without an error code" }
+    })
+    expect(Either.getLeft(interpret(400, '{"code":-1170}'))).toMatchObject({
+      value: { _tag: "BillsApiError", reason: "HistoryLimit", code: "-1170", msg: "" }
+    })
+  })
+
+  it("a code that is not a v3 integer: a v2 code names the version it came from, a fraction does not", () => {
+    const v2 = Either.getLeft(interpret(200, '{"code":"40704","msg":"x"}'))
+    expect(v2._tag === "Some" && v2.value.message).toContain("answered as its v2 interface")
+    expect(v2._tag === "Some" && v2.value.message).toContain("not v3")
+    const fraction = Either.getLeft(interpret(400, '{"code":-1.5,"msg":"x"}'))
+    expect(fraction).toMatchObject({ value: { _tag: "BillsDecodeError", path: "code" } })
+    expect(fraction._tag === "Some" && fraction.value.message).not.toContain("answered as")
+  })
+
   it.effect("decode failures name the field from the body's root (v2: under data)", () =>
     Effect.gen(function* () {
       const schema = Schema.Struct({ items: Schema.Array(Schema.Struct({ cTime: Schema.NumberFromString })) })
