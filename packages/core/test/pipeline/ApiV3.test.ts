@@ -18,6 +18,7 @@ import {
 } from "../../src/index.js"
 import { envelopeV2 } from "../../src/internal/envelopeV2.js"
 import { envelopeV3 } from "../../src/internal/envelopeV3.js"
+import { reasonOfV3 } from "../../src/internal/errorReason.js"
 import { FakeExchange, FakeFault, rejectionsV3, signedRequest } from "../../src/testing/index.js"
 import { fakeStack, runOnTestClock } from "../support/fakeStack.js"
 import { collect, expectExactly } from "../support/streamCheck.js"
@@ -298,9 +299,49 @@ describe("v3: the interpreter, pure", () => {
     })
   })
 
+  // A code decides the reason whatever the status beside it, as on v2: -1000 on an HTTP 5xx is
+  // still Unknown (not a ServerError, which would be retried), and a code the client does not
+  // know falls back to the status. Only a 429 overrides the code.
+  it("a known code names its reason on any status but 429; an unknown code falls back to the status", () => {
+    for (const [code, reason] of v3Codes) {
+      for (const status of [200, 400, 401, 403, 500, 503]) expect(reasonOfV3(code, status)).toBe(reason)
+      expect(reasonOfV3(code, 429)).toBe("RateLimited")
+    }
+    expect(reasonOfV3("-1999", 500)).toBe("ServerError")
+    expect(reasonOfV3("-1999", 401)).toBe("Authentication")
+    expect(reasonOfV3("-1999", 403)).toBe("Permission")
+    expect(reasonOfV3("-1999", 400)).toBe("Unknown")
+  })
+
   it("a payload succeeds with no stamp; an error status without a code is unreadable", () => {
     expect(interpret(200, "[]")).toEqual(Either.right({ data: [], requestTime: undefined }))
     expect(Either.getLeft(interpret(400, "{}"))).toMatchObject({ value: { _tag: "BillsDecodeError", path: "code" } })
+  })
+
+  // What each unreadable answer is reported as: a body that is not JSON is an envelope failure
+  // whatever its status (not a success with no payload), only a 2xx is a payload, and the
+  // description says what was wrong with the body.
+  it("an answer that is not JSON, not 2xx or without msg is reported for what it is", () => {
+    expect(Either.getLeft(interpret(200, "<html>maintenance</html>"))).toMatchObject({
+      value: { _tag: "BillsDecodeError", stage: "Envelope", status: 200 }
+    })
+    const html = Either.getLeft(interpret(404, "<html>Not Found</html>"))
+    expect(html._tag === "Some" && html.value.message).not.toContain("without an error code")
+    expect(Either.getLeft(interpret(300, "[]"))).toMatchObject({
+      value: { _tag: "BillsDecodeError", path: "code", description: "HTTP 300 without an error code" }
+    })
+    expect(Either.getLeft(interpret(400, '{"code":-1170}'))).toMatchObject({
+      value: { _tag: "BillsApiError", reason: "HistoryLimit", code: "-1170", msg: "" }
+    })
+  })
+
+  it("a code that is not a v3 integer: a v2 code names the version it came from, a fraction does not", () => {
+    const v2 = Either.getLeft(interpret(200, '{"code":"40704","msg":"x"}'))
+    expect(v2._tag === "Some" && v2.value.message).toContain("answered as its v2 interface")
+    expect(v2._tag === "Some" && v2.value.message).toContain("not v3")
+    const fraction = Either.getLeft(interpret(400, '{"code":-1.5,"msg":"x"}'))
+    expect(fraction).toMatchObject({ value: { _tag: "BillsDecodeError", path: "code" } })
+    expect(fraction._tag === "Some" && fraction.value.message).not.toContain("answered as")
   })
 
   it.effect("decode failures name the field from the body's root (v2: under data)", () =>

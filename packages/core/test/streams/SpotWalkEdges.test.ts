@@ -47,6 +47,10 @@ describe("spotSlice", () => {
   it("the whole window when it fits the width (its bounds widened by a millisecond each)", () => {
     expect(spotSlice(state(), undefined)).toEqual(state())
     expect(spotSlice(state(), 1_001)).toEqual(state())
+    // Well inside the width: no slice reaches out of the window.
+    const narrow = state({ lo: 1_000, hi: 1_010 })
+    expect(spotSlice(narrow, 1_001)).toEqual(narrow)
+    expect(spotSlice({ ...narrow, order: "oldest-first" }, 1_001)).toEqual({ ...narrow, order: "oldest-first" })
   })
 
   it("the end the server lists first when it does not fit", () => {
@@ -80,6 +84,33 @@ describe("spotJoin", () => {
     expect(spotJoin(whole, slice, { bills: [], next })).toEqual({
       bills: [],
       next: { ...next, lo: 1_000 }
+    })
+  })
+
+  it("a slice at the start, not read to its end, carries the walk on to the window's end", () => {
+    const whole = state({ order: "oldest-first" })
+    const slice = spotSlice(whole, 102)
+    const next = { ...slice, lo: 1_050, edgeMillisecond: 1_050, edgeBillIds: ["y"] }
+    expect(spotJoin(whole, slice, { bills: [], next })).toEqual({ bills: [], next: { ...next, hi: 1_999 } })
+  })
+
+  it("a slice at the later end that shows the server lists oldest first: no bills, the whole window again", () => {
+    // The rest would be two ranges; the walk starts over from the start with the order it learned,
+    // and the bills of this slice come again then (emitted now, they would come twice).
+    const whole = state({ order: "unknown" })
+    const slice = spotSlice(whole, 102)
+    expect(slice).toMatchObject({ lo: 1_899, hi: 1_999 })
+    const next = {
+      ...slice,
+      lo: 1_950,
+      order: "oldest-first" as const,
+      inclusiveAfter: true,
+      edgeMillisecond: 1_950,
+      edgeBillIds: ["z"]
+    }
+    expect(spotJoin(whole, slice, { bills: [], next })).toEqual({
+      bills: [],
+      next: { ...whole, order: "oldest-first", inclusiveAfter: true, inclusiveBefore: false }
     })
   })
 

@@ -149,6 +149,34 @@ describe("spotStep", () => {
     expect(ids(atZero)).toEqual([1])
   })
 
+  it("a full page only at a widened bound, outside the window, proves that bound and goes on", () => {
+    // Not a crowded millisecond of the window: its bills are outside it, and asking for the window
+    // itself from now on leaves them out.
+    const above = [bill(1, 2000), bill(2, 2000), bill(3, 2000), bill(4, 2000)]
+    const before = spotStep(start, request, above, limit)
+    expect(ids(before)).toEqual([])
+    expect(next(before)).toMatchObject({ lo: 1000, hi: 1999, inclusiveBefore: true, inclusiveAfter: false })
+    const below = [bill(1, 999), bill(2, 999), bill(3, 999), bill(4, 999)]
+    const after = spotStep(start, request, below, limit)
+    expect(next(after)).toMatchObject({ lo: 1000, hi: 1999, inclusiveAfter: true, inclusiveBefore: false })
+  })
+
+  it("an order once seen is kept through a page in one millisecond, which shows none", () => {
+    // The server repeated a record: three bills fill the page at 1500, and the walk narrows to it
+    // rather than calling the millisecond crowded.
+    const newest: SpotWalkState = { ...start, order: "newest-first" }
+    const page = [bill(1, 1500), bill(1, 1500), bill(2, 1500), bill(3, 1500)]
+    const step = spotStep(newest, spotRequest(newest), page, limit)
+    expect(ids(step)).toEqual([1, 2, 3])
+    expect(next(step)).toMatchObject({
+      lo: 1000,
+      hi: 1500,
+      order: "newest-first",
+      edgeMillisecond: 1500,
+      edgeBillIds: ["1001", "1002", "1003"]
+    })
+  })
+
   it("newest-first past the window's start, or oldest-first past its end, ends the walk", () => {
     const past = spotStep(start, request, [bill(1, 1002), bill(2, 1001), bill(3, 1000), bill(4, 999)], limit)
     expect(ids(past)).toEqual([1, 2, 3])
