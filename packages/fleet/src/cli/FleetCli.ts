@@ -272,7 +272,9 @@ const runFlags = {
     Options.withDefault("127.0.0.1")
   ),
   pagesPerPass: Options.integer("pages-per-pass").pipe(
-    Options.withDescription("pages per kind in one pass; longer walks continue in the next pass"),
+    Options.withDescription(
+      `pages per kind in one pass; longer walks continue in the next pass (default: ${AccountPass.defaultPagesPerPass})`
+    ),
     Options.withDefault(AccountPass.defaultPagesPerPass)
   )
 }
