@@ -5,7 +5,8 @@
  * is away (the exchange refuses nothing for its limits), and once both are back every account is
  * current, field for field, within the bound the docs give (a minute after the last server is
  * back): neither the cluster's saved replies nor its ten-minute re-read of a message read but not
- * processed leaves an account stalled.
+ * processed leaves an account stalled. Each runner's `/readyz` says 503, naming PostgreSQL and
+ * Redis, while they are away, and 200 again once they are back.
  */
 import { BillsStore } from "@account-bills/store"
 import { describe, expect, it } from "@effect/vitest"
@@ -57,7 +58,9 @@ describe.skipIf(postgresUrl === undefined || redisUrl === undefined)("a fleet th
               "--interval",
               "2s",
               "--port",
-              String(base + i)
+              String(base + i),
+              "--metrics-port",
+              String(base + 800 + i)
             ],
             { BILLS_FLEET_KEY: testKey, WEEX_BASE_URL: exchange.url }
           )
@@ -83,7 +86,21 @@ describe.skipIf(postgresUrl === undefined || redisUrl === undefined)("a fleet th
         yield* Effect.promise(() => Promise.all([pg.cut(), redis.cut()]))
         const cutAt = Date.now()
         const duringCut = exchange.requests().length
-        yield* Effect.sleep("30 seconds")
+        /** Each runner's readiness: its status and the body's reasons. */
+        const readiness = Effect.forEach([0, 1], (i) =>
+          Effect.promise(async () => {
+            const response = await fetch(`http://127.0.0.1:${base + 800 + i}/readyz`)
+            return { status: response.status, body: await response.text() }
+          })
+        )
+        // The checks give up after 2 s each; the runners see both servers gone within a few.
+        yield* Effect.sleep("8 seconds")
+        for (const { status, body } of yield* readiness) {
+          expect(status, body).toBe(503)
+          expect(body).toMatch(/postgres: /)
+          expect(body).toMatch(/redis: /)
+        }
+        yield* Effect.sleep(Math.max(0, cutAt + 30_000 - Date.now()))
         yield* Effect.promise(() => pg.restore())
         yield* Effect.sleep(Math.max(0, cutAt + 60_000 - Date.now()))
         // Without the budget nothing was sent but what was granted before the cut and in flight.
@@ -109,6 +126,7 @@ describe.skipIf(postgresUrl === undefined || redisUrl === undefined)("a fleet th
         expect(sentWithoutRedis).toBeLessThanOrEqual(2 * ipRps)
         expect(exchange.requests().filter((request) => request.status === 429)).toEqual([])
         expect(took).toBeLessThanOrEqual(60_000)
+        for (const { status, body } of yield* readiness) expect(status, body).toBe(200)
         yield* Effect.gen(function* () {
           const store = yield* BillsStore
           for (let i = 0; i < accounts; i++) {
