@@ -86,7 +86,10 @@ describe.skipIf(postgresUrl === undefined)("runners on skewed clocks", () => {
         while (!skewed.events.some((event) => event.event === "ends") && Date.now() < deadline) {
           yield* Effect.sleep("250 millis")
         }
-        expect(skewed.events.some((event) => event.event === "ends"), skewed.stderr().slice(-2_000)).toBe(true)
+        expect(
+          skewed.events.some((event) => event.event === "ends"),
+          skewed.stderr().slice(-2_000)
+        ).toBe(true)
 
         killed.proc.kill("SIGKILL")
         const cut = new Map([[killed.name, Date.now()]])
