@@ -9,6 +9,7 @@ import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import { FakeExchangeServer, type FakeExchangeServerService } from "../src/FakeExchangeServer.js"
 import { type CliResult, exchangeEnv, runCli, startCli } from "./support/runCli.js"
+import { inject } from "vitest"
 
 let server: FakeExchangeServerService
 let scope: Scope.CloseableScope
@@ -173,7 +174,7 @@ const runLimited = (db: string) =>
       "bash",
       [
         "-c",
-        `trap '' XFSZ; ulimit -f 600; exec "${process.execPath}" --conditions=@account-bills/source --import tsx packages/node/src/bin/bills.ts sync --db "${db}" --max-rps 50`
+        `trap '' XFSZ; ulimit -f 600; exec "${process.execPath}" "${inject("billsBin")}" sync --db "${db}" --max-rps 50`
       ],
       { cwd: root, env: { PATH: process.env.PATH ?? "", ...env() }, stdio: ["ignore", "pipe", "pipe"] }
     )

@@ -9,10 +9,10 @@ import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
+import { inject } from "vitest"
 
 const here = path.dirname(fileURLToPath(import.meta.url))
 export const root = path.resolve(here, "../../../..")
-const bin = path.join(root, "packages/node/src/bin/bills.ts")
 
 export interface PassEvent {
   readonly runner: string
@@ -73,22 +73,18 @@ export const bills = (
   env: Readonly<Record<string, string>>,
   options: RunnerOptions = {}
 ): RunnerProcess => {
-  // Node itself with tsx as a loader: the `tsx` command would run the runner in a grandchild
-  // that a SIGKILL of its parent leaves running; so would the `faketime` command, hence the
-  // library preloaded by hand.
+  // Node itself on the sources bundled for this run (packages/node/test/support/billsBin.ts):
+  // the `faketime` command would run the runner in a grandchild that a SIGKILL of its parent
+  // leaves running, hence the library preloaded by hand.
   const skewed =
     options.skew === undefined || libfaketime === undefined
       ? {}
       : { LD_PRELOAD: libfaketime, FAKETIME: options.skew.faketime, FAKETIME_DONT_RESET: "1" }
-  const proc = spawn(
-    process.execPath,
-    ["--conditions=@account-bills/source", "--import", "tsx", bin, "fleet", ...args],
-    {
-      cwd: root,
-      env: { ...process.env, ...env, ...skewed },
-      stdio: ["ignore", "pipe", "pipe"]
-    }
-  )
+  const proc = spawn(process.execPath, [inject("billsBin"), "fleet", ...args], {
+    cwd: root,
+    env: { ...process.env, ...env, ...skewed },
+    stdio: ["ignore", "pipe", "pipe"]
+  })
   const events: Array<PassEvent> = []
   let text = ""
   let partial = ""

@@ -5,9 +5,9 @@ import { type ChildProcess, spawn } from "node:child_process"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import { FakeExchange } from "@account-bills/core/testing"
+import { inject } from "vitest"
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../../..")
-const bin = path.join(root, "packages/node/src/bin/bills.ts")
 
 export interface CliResult {
   readonly code: number | null
@@ -24,7 +24,8 @@ export interface CliRun {
 }
 
 export const startCli = (args: ReadonlyArray<string>, env: Record<string, string>): CliRun => {
-  const child = spawn(process.execPath, ["--conditions=@account-bills/source", "--import", "tsx", bin, ...args], {
+  // The sources bundled for this run (support/billsBin.ts).
+  const child = spawn(process.execPath, [inject("billsBin"), ...args], {
     cwd: root,
     env: { PATH: process.env.PATH ?? "", ...env },
     stdio: ["ignore", "pipe", "pipe"]
