@@ -13,36 +13,23 @@ import * as esbuild from "esbuild"
 import { chmodSync } from "node:fs"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
+import { binBundleOptions } from "./binBundleOptions.js"
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..")
 const outdir = path.join(root, "dist/bin")
 
 const result = await esbuild.build({
-  entryPoints: { bills: path.join(root, "src/bin/bills.ts") },
+  ...binBundleOptions(root),
   outdir,
-  bundle: true,
-  splitting: true,
-  format: "esm",
-  platform: "node",
-  target: "node20",
   minify: true,
   // No source map: it would be ten times the bundle, and failures reach the user as one line.
   sourcemap: false,
-  // The workspace's core from its sources, like tests and tsx scripts.
-  conditions: ["@account-bills/source"],
   // The drivers of @account-bills/store (and of its SQL clients), none of which uses effect: an
   // install without the store carries none of them.
   // The fleet is a package of its own, loaded by `bills fleet` from the user's install.
   external: ["@libsql/client", "libsql", "pg", "pg-connection-string", "pg-cursor", "@account-bills/fleet"],
-  chunkNames: "chunks/[name]-[hash]",
   outExtension: { ".js": ".js" },
-  metafile: true,
-  logLevel: "warning",
-  banner: {
-    // The shebang comes from src/bin/bills.ts. CommonJS dependencies (undici) call require on
-    // node builtins, which an ESM bundle has to provide.
-    js: 'import { createRequire as __createRequire } from "node:module"; const require = __createRequire(import.meta.url);'
-  }
+  metafile: true
 })
 
 chmodSync(path.join(outdir, "bills.js"), 0o755)

@@ -9,7 +9,7 @@ import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import { FakeExchangeServer, type FakeExchangeServerService } from "../src/FakeExchangeServer.js"
 import { type CliResult, exchangeEnv, runCli, startCli } from "./support/runCli.js"
-import { inject } from "vitest"
+import { billsCommand } from "./support/billsBin.js"
 
 let server: FakeExchangeServerService
 let scope: Scope.CloseableScope
@@ -174,7 +174,9 @@ const runLimited = (db: string) =>
       "bash",
       [
         "-c",
-        `trap '' XFSZ; ulimit -f 600; exec "${process.execPath}" "${inject("billsBin")}" sync --db "${db}" --max-rps 50`
+        `trap '' XFSZ; ulimit -f 600; exec "${process.execPath}" ${billsCommand()
+          .map((arg) => `"${arg}"`)
+          .join(" ")} sync --db "${db}" --max-rps 50`
       ],
       { cwd: root, env: { PATH: process.env.PATH ?? "", ...env() }, stdio: ["ignore", "pipe", "pipe"] }
     )

@@ -9,7 +9,7 @@ import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
-import { inject } from "vitest"
+import { billsCommand } from "../../../node/test/support/billsBin.js"
 
 const here = path.dirname(fileURLToPath(import.meta.url))
 export const root = path.resolve(here, "../../../..")
@@ -73,14 +73,15 @@ export const bills = (
   env: Readonly<Record<string, string>>,
   options: RunnerOptions = {}
 ): RunnerProcess => {
-  // Node itself on the sources bundled for this run (packages/node/test/support/billsBin.ts):
+  // Node itself on the sources bundled for this run, or under tsx outside vitest (the bench;
+  // packages/node/test/support/billsBin.ts):
   // the `faketime` command would run the runner in a grandchild that a SIGKILL of its parent
   // leaves running, hence the library preloaded by hand.
   const skewed =
     options.skew === undefined || libfaketime === undefined
       ? {}
       : { LD_PRELOAD: libfaketime, FAKETIME: options.skew.faketime, FAKETIME_DONT_RESET: "1" }
-  const proc = spawn(process.execPath, [inject("billsBin"), "fleet", ...args], {
+  const proc = spawn(process.execPath, [...billsCommand(), "fleet", ...args], {
     cwd: root,
     env: { ...process.env, ...env, ...skewed },
     stdio: ["ignore", "pipe", "pipe"]

@@ -18,14 +18,7 @@ import * as esbuild from "esbuild"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
-import type { TestProject } from "vitest/node"
-
-declare module "vitest" {
-  export interface ProvidedContext {
-    /** The bundled `bills` entry, for `node <billsBin> …`. */
-    readonly billsBin: string
-  }
-}
+import { binBundleOptions } from "../../scripts/binBundleOptions.js"
 
 const packageRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..")
 const drivers = /^(libsql|@libsql\/|pg$|pg\/|pg-)/
@@ -47,27 +40,27 @@ const driversInPlace: esbuild.Plugin = {
   }
 }
 
-/** Vitest's global setup: bundles `bills`, provides its path as `billsBin`, removes it after the run. */
-export default async function setup(project: TestProject) {
+/**
+ * Vitest's global setup: bundles `bills` and sets `BILLS_TEST_BIN` to its entry (the test workers
+ * start after it, with its environment); removes the bundle after the run.
+ */
+export default async function setup() {
   const base = path.join(packageRoot, ".test-bin")
   fs.mkdirSync(base, { recursive: true })
   const outdir = fs.mkdtempSync(path.join(base, "run-"))
-  await esbuild.build({
-    entryPoints: { bills: path.join(packageRoot, "src/bin/bills.ts") },
-    outdir,
-    bundle: true,
-    splitting: true,
-    format: "esm",
-    platform: "node",
-    target: "node20",
-    conditions: ["@account-bills/source"],
-    plugins: [driversInPlace],
-    chunkNames: "chunks/[name]-[hash]",
-    logLevel: "warning",
-    banner: {
-      js: 'import { createRequire as __createRequire } from "node:module"; const require = __createRequire(import.meta.url);'
-    }
-  })
-  project.provide("billsBin", path.join(outdir, "bills.js"))
+  await esbuild.build({ ...binBundleOptions(packageRoot), outdir, plugins: [driversInPlace] })
+
+  process.env.BILLS_TEST_BIN = path.join(outdir, "bills.js")
   return () => fs.rmSync(outdir, { recursive: true, force: true })
+}
+
+/**
+ * The arguments to `node` that start `bills`: this run's bundle under vitest; outside it (the
+ * bench's runners), the sources under tsx.
+ */
+export const billsCommand = (): ReadonlyArray<string> => {
+  const bundle = process.env.BILLS_TEST_BIN
+  return bundle !== undefined
+    ? [bundle]
+    : ["--conditions=@account-bills/source", "--import", "tsx", path.join(packageRoot, "src/bin/bills.ts")]
 }

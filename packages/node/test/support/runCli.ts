@@ -5,7 +5,7 @@ import { type ChildProcess, spawn } from "node:child_process"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import { FakeExchange } from "@account-bills/core/testing"
-import { inject } from "vitest"
+import { billsCommand } from "./billsBin.js"
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../../..")
 
@@ -24,8 +24,8 @@ export interface CliRun {
 }
 
 export const startCli = (args: ReadonlyArray<string>, env: Record<string, string>): CliRun => {
-  // The sources bundled for this run (support/billsBin.ts).
-  const child = spawn(process.execPath, [inject("billsBin"), ...args], {
+  // The sources bundled for this run, or under tsx outside vitest (support/billsBin.ts).
+  const child = spawn(process.execPath, [...billsCommand(), ...args], {
     cwd: root,
     env: { PATH: process.env.PATH ?? "", ...env },
     stdio: ["ignore", "pipe", "pipe"]
