@@ -14,6 +14,7 @@ import { FleetCipher, FleetDatabase, FleetStatus } from "../src/index.js"
 import * as FleetExchange from "./support/FleetExchange.js"
 import { bills, scopedBills } from "./support/runnerProcess.js"
 import { addAccounts, freshDatabase, postgresUrl, redisUrl, testKey } from "./support/services.js"
+import { until } from "./support/until.js"
 
 const accounts = 12
 const perAddress = 4
@@ -22,16 +23,6 @@ const day = 86_400_000
 
 const credentialsOf = (i: number) => ({ apiKey: `egress-key-${i}`, secret: `secret-${i}`, passphrase: `pass-${i}` })
 const labelOf = (i: number) => `egress-${String(i).padStart(2, "0")}`
-
-const until = (what: string, timeoutMs: number, predicate: () => Promise<boolean> | boolean) =>
-  Effect.promise(async () => {
-    const deadline = Date.now() + timeoutMs
-    while (Date.now() < deadline) {
-      if (await predicate()) return true
-      await new Promise((resolve) => setTimeout(resolve, 200))
-    }
-    return false
-  }).pipe(Effect.flatMap((ok) => (ok ? Effect.void : Effect.dieMessage(`timed out waiting for ${what}`))))
 
 /** The most arrivals of one address and operation in any window of `windowMillis`. */
 const busiestWindow = (ats: ReadonlyArray<number>, windowMillis: number) => {

@@ -21,21 +21,11 @@ import * as FleetExchange from "./support/FleetExchange.js"
 import { handOvers } from "./support/handOvers.js"
 import type { PassEvent } from "./support/runnerProcess.js"
 import { addAccounts, freshDatabase, postgresUrl, testKey } from "./support/services.js"
+import { until } from "./support/until.js"
 
 const accounts = 6
 const credentialsOf = (i: number) => ({ apiKey: `key-${i}`, secret: `secret-${i}`, passphrase: `pass-${i}` })
 const labelOf = (i: number) => `acct-${i}`
-
-/** Resolves when `predicate` holds, checking every 100 ms, or dies after `timeoutMs`. */
-const until = (what: string, timeoutMs: number, predicate: () => boolean) =>
-  Effect.promise(async () => {
-    const deadline = Date.now() + timeoutMs
-    while (Date.now() < deadline) {
-      if (predicate()) return true
-      await new Promise((resolve) => setTimeout(resolve, 100))
-    }
-    return false
-  }).pipe(Effect.flatMap((ok) => (ok ? Effect.void : Effect.dieMessage(`timed out waiting for ${what}`))))
 
 /** Shards move within a few hundred ms: assignments refreshed and messages polled every 100 ms. */
 const fast = {

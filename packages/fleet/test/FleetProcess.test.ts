@@ -17,23 +17,13 @@ import * as FleetExchange from "./support/FleetExchange.js"
 import { handOvers, overlaps } from "./support/handOvers.js"
 import { bills, type RunnerProcess } from "./support/runnerProcess.js"
 import { addAccounts, freshDatabase, postgresUrl, redisUrl, testKey } from "./support/services.js"
+import { until } from "./support/until.js"
 
 const accounts = Number(process.env.FLEET_TEST_ACCOUNTS ?? 30)
 const ipRps = 20
 const day = 86_400_000
 
 const credentialsOf = (i: number) => ({ apiKey: `key-${i}`, secret: `secret-${i}`, passphrase: `pass-${i}` })
-
-/** Resolves when `predicate` holds, checking every 200 ms, or fails after `timeoutMs`. */
-const until = (what: string, timeoutMs: number, predicate: () => Promise<boolean> | boolean) =>
-  Effect.promise(async () => {
-    const deadline = Date.now() + timeoutMs
-    while (Date.now() < deadline) {
-      if (await predicate()) return true
-      await new Promise((resolve) => setTimeout(resolve, 200))
-    }
-    return false
-  }).pipe(Effect.flatMap((ok) => (ok ? Effect.void : Effect.dieMessage(`timed out waiting for ${what}`))))
 
 describe.skipIf(postgresUrl === undefined || redisUrl === undefined)("a fleet of runner processes", () => {
   it.live(

@@ -22,6 +22,7 @@ import { FleetAccounts, FleetCipher, FleetDatabase } from "../src/index.js"
 import * as FleetExchange from "./support/FleetExchange.js"
 import { scopedBills } from "./support/runnerProcess.js"
 import { addAccounts, freshDatabase, postgresUrl, redisUrl, testKey } from "./support/services.js"
+import { until } from "./support/until.js"
 
 const prometheusBin = "/usr/bin/prometheus"
 const accounts = 3
@@ -29,23 +30,6 @@ const day = 86_400_000
 
 const credentialsOf = (i: number) => ({ apiKey: `prom-key-${i}`, secret: `secret-${i}`, passphrase: `pass-${i}` })
 const labelOf = (i: number) => `prom-${i}`
-
-/** Resolves when `predicate` holds, checking every 250 ms, or fails after `timeoutMs`. */
-const until = (what: string, timeoutMs: number, predicate: () => Promise<boolean> | boolean) =>
-  Effect.promise(async () => {
-    const deadline = Date.now() + timeoutMs
-    while (Date.now() < deadline) {
-      // A server not up yet (connection refused) is a "not yet", as a false is.
-      if (
-        await Promise.resolve()
-          .then(predicate)
-          .catch(() => false)
-      )
-        return true
-      await new Promise((resolve) => setTimeout(resolve, 250))
-    }
-    return false
-  }).pipe(Effect.flatMap((ok) => (ok ? Effect.void : Effect.dieMessage(`timed out waiting for ${what}`))))
 
 /** A port nothing listens on now. */
 const freePort = Effect.promise(

@@ -14,16 +14,10 @@ import * as FleetExchange from "./support/FleetExchange.js"
 import { scopedBills } from "./support/runnerProcess.js"
 import { addAccounts, freshDatabase, postgresUrl, redisUrl, testKey } from "./support/services.js"
 import { scopedProxy, through } from "./support/tcpProxy.js"
+import { until } from "./support/until.js"
 
 const day = 86_400_000
 const credentialsOf = (i: number) => ({ apiKey: `stop-key-${i}`, secret: `secret-${i}`, passphrase: `pass-${i}` })
-
-const until = (what: string, timeoutMs: number, predicate: () => boolean) =>
-  Effect.promise(async () => {
-    const deadline = Date.now() + timeoutMs
-    while (Date.now() < deadline && !predicate()) await new Promise((resolve) => setTimeout(resolve, 100))
-    return predicate()
-  }).pipe(Effect.flatMap((ok) => (ok ? Effect.void : Effect.dieMessage(`timed out waiting for ${what}`))))
 
 type Fault = "redis" | "postgres" | "exchange"
 
