@@ -13,6 +13,7 @@ import * as Stream from "effect/Stream"
 import * as TestClock from "effect/TestClock"
 import { type ApiVersion, BillsApi, type FundingPage, type SpotPage } from "../../src/index.js"
 import { FakeExchange, type FakeExchangeOptions, type WireBill } from "../../src/testing/index.js"
+import { lateFundingBill } from "../support/billScenarios.js"
 import { apiVersions, fakeStack, runOnTestClock } from "../support/fakeStack.js"
 import { expectExactly } from "../support/streamCheck.js"
 
@@ -187,4 +188,94 @@ describe("the walks and the exchange's history horizon", () => {
       }).pipe(Effect.provide(stack(0, { lookbackMillis, order })))
     )
   }
+})
+
+describe("a funding window the horizon has wholly passed", () => {
+  it.effect("ends after the refusal without another page request: one empty page, served from past its end", () =>
+    Effect.gen(function* () {
+      const api = yield* BillsApi
+      const exchange = yield* FakeExchange
+      yield* TestClock.setTime(now)
+      const from = now - 150 * day
+      const to = now - 120 * day
+      // At most a few pages: a walk that went on asking would never end.
+      const exit = yield* runOnTestClock(Stream.runCollect(Stream.take(api.streamFundingPages({ from, to }), 3)), 100)
+      if (Exit.isFailure(exit)) return yield* Effect.dieMessage(`the walk failed: ${String(exit.cause)}`)
+      const pages = Chunk.toReadonlyArray(exit.value)
+      expect(pages).toHaveLength(1)
+      const page = pages[0]
+      expect(page?.bills).toEqual([])
+      expect(page?.total).toBe(0)
+      expect(page?.received).toBe(0)
+      expect(page?.cursor.done).toBe(true)
+      // The exchange serves nothing up to the window's end: the first millisecond after it.
+      expect(page?.cursor.servedFrom).toBe(to + 1)
+      expect(page?.servedFrom === undefined ? undefined : DateTime.toEpochMillis(page.servedFrom)).toBe(to + 1)
+      // The refused page and the probes that found the horizon past the window; no page after.
+      const pageRequests = (yield* exchange.requests).filter(
+        (r) => r.operation === "fundingBills" && (r.params as { readonly pageSize: number }).pageSize === 100
+      )
+      expect(pageRequests).toHaveLength(1)
+    }).pipe(Effect.provide(stack(0, { lookbackMillis })))
+  )
+})
+
+describe("a funding walk the horizon overtakes after its first page", () => {
+  const from = now - lookbackMillis + 3_600_000
+  // Ten bills in the window's first hour, which the horizon takes while the walk reads page 1,
+  // and 140 later ones: 150 bills, two pages.
+  const bills = [
+    ...Array.from({ length: 10 }, (_, i) => lateFundingBill(i, from + i * 300_000)),
+    ...Array.from({ length: 140 }, (_, i) => lateFundingBill(10 + i, from + 7_200_000 + i * 600_000))
+  ]
+  const walkOf = (order: "newest-first" | "oldest-first") =>
+    Effect.gen(function* () {
+      const api = yield* BillsApi
+      yield* TestClock.setTime(now)
+      const got: Array<FundingPage> = []
+      // Two hours pass after each page: page 2's start is then an hour older than the horizon.
+      const exit = yield* Effect.exit(
+        Stream.runForEach(api.streamFundingPages({ from, concurrency: 1 }), (page) =>
+          Effect.zipRight(
+            Effect.sync(() => got.push(page)),
+            TestClock.adjust("2 hours")
+          )
+        )
+      )
+      return { exit, pages: got }
+    }).pipe(
+      Effect.provide(fakeStack({ exchange: { bills: { funding: bills }, order, lookbackMillis, rateLimit: false } }))
+    )
+
+  it.effect("newest first: the walk relearns the horizon, and page 2 of the narrower window is compared afresh", () =>
+    Effect.gen(function* () {
+      const { exit, pages } = yield* walkOf("newest-first")
+      if (Exit.isFailure(exit)) return yield* Effect.dieMessage(`the walk failed: ${String(exit.cause)}`)
+      expect(pages.map((page) => page.pageIndex)).toEqual([1, 2])
+      // The window lost its first hour and more: page 2 reports the narrower window's total.
+      expect(pages.map((page) => page.total)).toEqual([150, 140])
+      const servedFrom = pages[1]?.cursor.servedFrom ?? 0
+      expect(servedFrom).toBeGreaterThan(from + 3_600_000)
+      expect(servedFrom).toBeLessThanOrEqual(from + 7_200_000)
+      expect(pages[1]?.servedFrom === undefined ? undefined : DateTime.toEpochMillis(pages[1].servedFrom)).toBe(
+        servedFrom
+      )
+      expectExactly(
+        pages.flatMap((page) => page.bills),
+        bills.slice(10)
+      )
+    })
+  )
+
+  it.effect("oldest first: the walk fails, typed, instead of reading a page 2 that skips bills", () =>
+    Effect.gen(function* () {
+      const { exit, pages } = yield* walkOf("oldest-first")
+      const error = Exit.isFailure(exit) && exit.cause._tag === "Fail" ? exit.cause.error : undefined
+      expect(error?._tag).toBe("BillsIncomplete")
+      expect(error?.message).toContain("stopped serving this window after page 1")
+      expect(error?.message).toContain("Only the last three months")
+      expect(error?.message).toContain("not known to list newest first")
+      expect(pages.map((page) => page.pageIndex)).toEqual([1])
+    })
+  )
 })
