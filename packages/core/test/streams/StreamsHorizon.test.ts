@@ -5,13 +5,24 @@
  * cursor left behind by the horizon resumes clipped. The rule costs a few requests.
  */
 import { describe, expect, it } from "@effect/vitest"
+import * as HttpClient from "@effect/platform/HttpClient"
 import * as Chunk from "effect/Chunk"
 import * as DateTime from "effect/DateTime"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
+import * as Layer from "effect/Layer"
+import * as Redacted from "effect/Redacted"
 import * as Stream from "effect/Stream"
 import * as TestClock from "effect/TestClock"
-import { type ApiVersion, BillsApi, type FundingPage, type SpotPage } from "../../src/index.js"
+import {
+  type ApiVersion,
+  BillsApi,
+  BillsConfig,
+  BillsRateLimiter,
+  type FundingPage,
+  Signer,
+  type SpotPage
+} from "../../src/index.js"
 import { FakeExchange, type FakeExchangeOptions, type WireBill } from "../../src/testing/index.js"
 import { lateFundingBill } from "../support/billScenarios.js"
 import { apiVersions, fakeStack, runOnTestClock } from "../support/fakeStack.js"
@@ -277,5 +288,74 @@ describe("a funding walk the horizon overtakes after its first page", () => {
       expect(error?.message).toContain("not known to list newest first")
       expect(pages.map((page) => page.pageIndex)).toEqual([1])
     })
+  )
+})
+
+describe("a horizon that moves on faster than the walk learns it", () => {
+  const from = now - lookbackMillis + 3_600_000
+  const to = from + 30 * 3_600_000
+  /**
+   * The fake exchange behind an HttpClient that moves its horizon two hours on just before each
+   * page request (of 100 records, not a probe of one) reaches it: every page is refused, and
+   * every refusal teaches a later horizon than the one before.
+   */
+  const fleeing = Layer.effect(
+    HttpClient.HttpClient,
+    Effect.gen(function* () {
+      const exchange = yield* FakeExchange
+      const inner = FakeExchange.httpClient(exchange)
+      return HttpClient.make((request) =>
+        Effect.gen(function* () {
+          const body = request.body._tag === "Uint8Array" ? new TextDecoder().decode(request.body.body) : ""
+          if (body.includes('"pageSize":100')) {
+            const behaviour = yield* exchange.behaviour
+            yield* exchange.configure({ lookbackMillis: (behaviour.lookbackMillis ?? 0) - 2 * 3_600_000 })
+          }
+          return yield* inner.execute(request)
+        })
+      )
+    })
+  )
+  const fleeingStack = BillsApi.layer.pipe(
+    Layer.provideMerge(fleeing),
+    Layer.provideMerge(
+      FakeExchange.layerExchange({
+        bills: { funding: [lateFundingBill(0, from + 20 * 3_600_000)] },
+        lookbackMillis,
+        rateLimit: false
+      })
+    ),
+    Layer.provide(
+      Signer.layer({
+        apiKey: Redacted.make(FakeExchange.defaultCredentials.apiKey),
+        secret: Redacted.make(FakeExchange.defaultCredentials.secret),
+        passphrase: Redacted.make(FakeExchange.defaultCredentials.passphrase)
+      })
+    ),
+    Layer.provide(BillsRateLimiter.layerUnlimited),
+    Layer.provide(Layer.orDie(BillsConfig.layer({ baseUrl: "https://fake-exchange.test" })))
+  )
+
+  it.effect("the walk gives up with the ninth refusal, before the horizon has passed its window", () =>
+    Effect.gen(function* () {
+      const api = yield* BillsApi
+      const exchange = yield* FakeExchange
+      yield* TestClock.setTime(now)
+      // Thirty hours of window: fifteen refusals more and the horizon would be past it all.
+      const exit = yield* runOnTestClock(
+        Stream.runCollect(Stream.take(api.streamFundingPages({ from, to, concurrency: 1 }), 3)),
+        1000
+      )
+      const error = Exit.isFailure(exit) && exit.cause._tag === "Fail" ? exit.cause.error : undefined
+      expect(error?._tag).toBe("BillsApiError")
+      expect(error?._tag === "BillsApiError" ? error.reason : undefined).toBe("HistoryLimit")
+      const pageRequests = (yield* exchange.requests).filter(
+        (r) => r.operation === "fundingBills" && (r.params as { readonly pageSize: number }).pageSize === 100
+      )
+      // The first try and eight relearned ones, each refused.
+      expect(pageRequests.map((r) => r.outcome)).toEqual(
+        Array.from({ length: 9 }, () => ({ _tag: "Answered", status: 400, code: "40704" }))
+      )
+    }).pipe(Effect.provide(fleeingStack))
   )
 })
