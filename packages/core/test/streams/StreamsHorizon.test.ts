@@ -359,3 +359,42 @@ describe("a horizon that moves on faster than the walk learns it", () => {
     }).pipe(Effect.provide(fleeingStack))
   )
 })
+
+describe("a funding cursor the horizon has passed, resumed with read-ahead", () => {
+  it.effect("the part the horizon cuts, fetched ahead and refused, is read again under the horizon learned", () =>
+    Effect.gen(function* () {
+      const api = yield* BillsApi
+      const exchange = yield* FakeExchange
+      yield* TestClock.setTime(now)
+      const from = now - 80 * day
+      // The first page teaches the width: the window is then read in 30-day parts, the latest first.
+      const first = yield* Stream.runCollect(Stream.take(api.streamFundingPages({ from, concurrency: 1 }), 1))
+      const cursor = Chunk.unsafeHead(first).cursor
+      expect(cursor.maxWidth).toBe(30 * day)
+      // Twenty days on, the horizon lies inside the oldest part, whose first page is fetched ahead.
+      yield* TestClock.adjust(20 * day)
+      const exit = yield* runOnTestClock(Stream.runCollect(api.streamFundingPages({ cursor, concurrency: 8 })), 100)
+      if (Exit.isFailure(exit)) return yield* Effect.dieMessage(`the walk failed: ${String(exit.cause)}`)
+      const rest = Chunk.toReadonlyArray(exit.value)
+      const servedFrom = rest[rest.length - 1]?.cursor.servedFrom ?? 0
+      expect(servedFrom).toBeGreaterThan(now + 20 * day - lookbackMillis)
+      expect(servedFrom).toBeLessThanOrEqual(now + 20 * day - lookbackMillis + 60_001)
+      const refused = (yield* exchange.requests).filter(
+        (r) =>
+          r.operation === "fundingBills" &&
+          (r.params as { readonly pageSize: number }).pageSize === 100 &&
+          r.outcome._tag === "Answered" &&
+          r.outcome.code === "40704"
+      )
+      // The first request of the walk (too wide) and the oldest part's first page (too old).
+      expect(refused).toHaveLength(2)
+      const all = yield* exchange.bills("funding")
+      const inWindow = all.filter((bill) => Number(bill.cTime) >= from && Number(bill.cTime) < now)
+      expectExactly(
+        [...Chunk.toReadonlyArray(first), ...rest].flatMap((page) => page.bills),
+        inWindow.filter((bill) => Number(bill.cTime) >= servedFrom),
+        inWindow
+      )
+    }).pipe(Effect.provide(stack(0, { lookbackMillis, maxWindowMillis: 30 * day })))
+  )
+})
