@@ -4,6 +4,7 @@
  * from leaving a silent gap, so each is tested against a server that does exactly that.
  */
 import { describe, expect, it } from "@effect/vitest"
+import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Stream from "effect/Stream"
@@ -163,4 +164,35 @@ describe("funding walk: the end is pinned when the walk starts", () => {
       )
     )
   })
+})
+
+describe("funding walk: what each page says", () => {
+  it.effect("the requests so far, the order the times show, and the last page ends the walk", () =>
+    Effect.gen(function* () {
+      const stub = makeStub(
+        [
+          page(250, 1, true, range(0, 100)),
+          page(250, 2, true, range(100, 100)),
+          page(250, 3, false, range(200, 50))
+        ].map((body) => ({ status: 200, body }))
+      )
+      const pages = yield* Effect.gen(function* () {
+        yield* TestClock.setTime(now)
+        const api = yield* BillsApi
+        // At most one page more than the three: a walk that does not end there shows it.
+        return Chunk.toReadonlyArray(
+          yield* Stream.runCollect(Stream.take(api.streamFundingPages({ concurrency: 1 }), 4))
+        )
+      }).pipe(Effect.provide(stub.layer))
+      expect(stub.requests).toHaveLength(3)
+      expect(pages.map((p) => [p.pageIndex, p.requests, p.cursor.requests, p.received, p.total])).toEqual([
+        [1, 1, 1, 100, 250],
+        [2, 2, 2, 100, 250],
+        [3, 3, 3, 50, 250]
+      ])
+      // The records run from newer to older: the cursor keeps the order from page 1 on.
+      expect(pages.map((p) => p.cursor.order)).toEqual(["newest-first", "newest-first", "newest-first"])
+      expect(pages.map((p) => p.cursor.done)).toEqual([false, false, true])
+    })
+  )
 })
