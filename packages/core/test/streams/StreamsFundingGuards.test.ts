@@ -196,3 +196,34 @@ describe("funding walk: what each page says", () => {
     })
   )
 })
+
+describe("funding walk: the order the pages list bills in", () => {
+  /** Record `n` of a page at `t`: ids apart from the other records'. */
+  const at = (n: number, t: number) => ({ ...fundingRecord(n), cTime: String(t) })
+  /** The cursor's order after each page of a scripted walk. */
+  const ordersOf = (pages: ReadonlyArray<string>) => {
+    const stub = makeStub(pages.map((body) => ({ status: 200, body })))
+    return Effect.gen(function* () {
+      yield* TestClock.setTime(now)
+      const api = yield* BillsApi
+      const got = yield* Stream.runCollect(api.streamFundingPages({ concurrency: 1 }))
+      return Chunk.toReadonlyArray(got).map((p) => p.cursor.order)
+    }).pipe(Effect.provide(stub.layer))
+  }
+
+  it.effect("a page of one millisecond shows none; the first page whose times differ shows it", () =>
+    Effect.gen(function* () {
+      const oneMillisecond = Array.from({ length: 100 }, (_, i) => at(500 + i, now - 500_000))
+      // Newest first: page 2 lists older records, newest first.
+      expect(yield* ordersOf([page(200, 1, true, oneMillisecond), page(200, 2, false, range(600, 100))])).toEqual([
+        undefined,
+        "newest-first"
+      ])
+      // Oldest first: page 2 lists newer records, oldest first.
+      expect(
+        yield* ordersOf([page(200, 1, true, oneMillisecond), page(200, 2, false, range(0, 100).reverse())])
+      ).toEqual([undefined, "oldest-first"])
+      expect(yield* ordersOf([page(100, 1, false, range(0, 100).reverse())])).toEqual(["oldest-first"])
+    })
+  )
+})
