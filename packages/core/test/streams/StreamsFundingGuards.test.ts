@@ -133,6 +133,17 @@ describe("funding walk: the end is pinned when the walk starts", () => {
     })
   )
 
+  it.effect("with no from and no width limit known, no start bound is sent: the exchange's own default applies", () =>
+    Effect.gen(function* () {
+      const { bodies, exit } = yield* runScripted([
+        page(150, 1, true, range(0, 100)),
+        page(150, 2, false, range(100, 50))
+      ])
+      expect(Exit.isSuccess(exit)).toBe(true)
+      expect(bodies).toEqual([1, 2].map((pageIndex) => ({ endTime: String(now), pageIndex, pageSize: 100 })))
+    })
+  )
+
   it.effect("a newest-first walk during which more than a page of new bills arrive lists the history once", () => {
     const bills = fundingBills({ seed: 21, count: 450, maxGroup: 3, maxGap: 4 })
     const start = Number(bills[bills.length - 1]?.cTime) + 1
@@ -224,6 +235,25 @@ describe("funding walk: the order the pages list bills in", () => {
         yield* ordersOf([page(200, 1, true, oneMillisecond), page(200, 2, false, range(0, 100).reverse())])
       ).toEqual([undefined, "oldest-first"])
       expect(yield* ordersOf([page(100, 1, false, range(0, 100).reverse())])).toEqual(["oldest-first"])
+    })
+  )
+})
+
+describe("funding walk: the query is checked before anything is sent", () => {
+  it.effect("a concurrency out of range fails with InvalidParams of fundingBills", () =>
+    Effect.gen(function* () {
+      const { bodies, error } = yield* Effect.gen(function* () {
+        const stub = makeStub([{ status: 200, body: page(0, 1, false, []) }])
+        const api = yield* Effect.provide(BillsApi, stub.layer)
+        const exit = yield* Effect.exit(Stream.runDrain(api.streamFundingPages({ concurrency: 0 })))
+        return { bodies: stub.requests, error: failureOf(exit) }
+      })
+      expect(error?._tag).toBe("InvalidParams")
+      expect(error?._tag === "InvalidParams" ? [error.operation, error.field] : undefined).toEqual([
+        "fundingBills",
+        "concurrency"
+      ])
+      expect(bodies).toHaveLength(0)
     })
   )
 })

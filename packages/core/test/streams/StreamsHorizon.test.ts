@@ -283,6 +283,7 @@ describe("a funding walk the horizon overtakes after its first page", () => {
       const { exit, pages } = yield* walkOf("oldest-first")
       const error = Exit.isFailure(exit) && exit.cause._tag === "Fail" ? exit.cause.error : undefined
       expect(error?._tag).toBe("BillsIncomplete")
+      expect(error?.message).toContain("fundingBills: cannot read every bill")
       expect(error?.message).toContain("stopped serving this window after page 1")
       expect(error?.message).toContain("Only the last three months")
       expect(error?.message).toContain("not known to list newest first")
@@ -396,5 +397,36 @@ describe("a funding cursor the horizon has passed, resumed with read-ahead", () 
         inWindow
       )
     }).pipe(Effect.provide(stack(0, { lookbackMillis, maxWindowMillis: 30 * day })))
+  )
+})
+
+describe("a width limit on a history that starts in 1970", () => {
+  it.effect("the oldest part starts at 1970's first millisecond, sent as a start bound of 0", () =>
+    Effect.gen(function* () {
+      const api = yield* BillsApi
+      const exchange = yield* FakeExchange
+      yield* TestClock.setTime(100 * day)
+      const exit = yield* runOnTestClock(Stream.runCollect(api.streamFundingPages()), 100)
+      if (Exit.isFailure(exit)) return yield* Effect.dieMessage(`the walk failed: ${String(exit.cause)}`)
+      expectExactly(
+        Chunk.toReadonlyArray(exit.value).flatMap((page) => page.bills),
+        yield* exchange.bills("funding")
+      )
+      const bodies = (yield* exchange.requests)
+        .filter((r) => r.operation === "fundingBills")
+        .map((r) => JSON.parse(r.body) as { readonly startTime?: string; readonly pageSize: number })
+      // The last page asked for is the oldest part's, from 0 (a request without a start is refused).
+      expect(bodies[bodies.length - 1]).toMatchObject({ startTime: "0", pageSize: 100 })
+    }).pipe(
+      Effect.provide(
+        fakeStack({
+          exchange: {
+            bills: { funding: [5, 40, 70, 95].map((d, i) => lateFundingBill(i, d * day)) },
+            maxWindowMillis: 30 * day,
+            rateLimit: false
+          }
+        })
+      )
+    )
   )
 })
