@@ -223,6 +223,12 @@ describe("funding walk: the order the pages list bills in", () => {
     }).pipe(Effect.provide(stub.layer))
   }
 
+  it.effect("an empty first page shows none, and ends the walk well", () =>
+    Effect.gen(function* () {
+      expect(yield* ordersOf([page(0, 1, false, [])])).toEqual([undefined])
+    })
+  )
+
   it.effect("a page of one millisecond shows none; the first page whose times differ shows it", () =>
     Effect.gen(function* () {
       const oneMillisecond = Array.from({ length: 100 }, (_, i) => at(500 + i, now - 500_000))
