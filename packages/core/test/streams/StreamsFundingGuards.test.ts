@@ -4,10 +4,12 @@
  * from leaving a silent gap, so each is tested against a server that does exactly that.
  */
 import { describe, expect, it } from "@effect/vitest"
+import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Stream from "effect/Stream"
 import * as TestClock from "effect/TestClock"
+import * as Tracer from "effect/Tracer"
 import { BillsApi, type BillsError } from "../../src/index.js"
 import { FakeExchange } from "../../src/testing/index.js"
 import { fundingBills } from "../support/billScenarios.js"
@@ -132,6 +134,17 @@ describe("funding walk: the end is pinned when the walk starts", () => {
     })
   )
 
+  it.effect("with no from and no width limit known, no start bound is sent: the exchange's own default applies", () =>
+    Effect.gen(function* () {
+      const { bodies, exit } = yield* runScripted([
+        page(150, 1, true, range(0, 100)),
+        page(150, 2, false, range(100, 50))
+      ])
+      expect(Exit.isSuccess(exit)).toBe(true)
+      expect(bodies).toEqual([1, 2].map((pageIndex) => ({ endTime: String(now), pageIndex, pageSize: 100 })))
+    })
+  )
+
   it.effect("a newest-first walk during which more than a page of new bills arrive lists the history once", () => {
     const bills = fundingBills({ seed: 21, count: 450, maxGroup: 3, maxGap: 4 })
     const start = Number(bills[bills.length - 1]?.cTime) + 1
@@ -163,4 +176,123 @@ describe("funding walk: the end is pinned when the walk starts", () => {
       )
     )
   })
+})
+
+describe("funding walk: what each page says", () => {
+  it.effect("the requests so far, the order the times show, and the last page ends the walk", () =>
+    Effect.gen(function* () {
+      const stub = makeStub(
+        [
+          page(250, 1, true, range(0, 100)),
+          page(250, 2, true, range(100, 100)),
+          page(250, 3, false, range(200, 50))
+        ].map((body) => ({ status: 200, body }))
+      )
+      const pages = yield* Effect.gen(function* () {
+        yield* TestClock.setTime(now)
+        const api = yield* BillsApi
+        // At most one page more than the three: a walk that does not end there shows it.
+        return Chunk.toReadonlyArray(
+          yield* Stream.runCollect(Stream.take(api.streamFundingPages({ concurrency: 1 }), 4))
+        )
+      }).pipe(Effect.provide(stub.layer))
+      expect(stub.requests).toHaveLength(3)
+      expect(pages.map((p) => [p.pageIndex, p.requests, p.cursor.requests, p.received, p.total])).toEqual([
+        [1, 1, 1, 100, 250],
+        [2, 2, 2, 100, 250],
+        [3, 3, 3, 50, 250]
+      ])
+      // The records run from newer to older: the cursor keeps the order from page 1 on.
+      expect(pages.map((p) => p.cursor.order)).toEqual(["newest-first", "newest-first", "newest-first"])
+      expect(pages.map((p) => p.cursor.done)).toEqual([false, false, true])
+    })
+  )
+})
+
+describe("funding walk: the order the pages list bills in", () => {
+  /** Record `n` of a page at `t`: ids apart from the other records'. */
+  const at = (n: number, t: number) => ({ ...fundingRecord(n), cTime: String(t) })
+  /** The cursor's order after each page of a scripted walk. */
+  const ordersOf = (pages: ReadonlyArray<string>) => {
+    const stub = makeStub(pages.map((body) => ({ status: 200, body })))
+    return Effect.gen(function* () {
+      yield* TestClock.setTime(now)
+      const api = yield* BillsApi
+      const got = yield* Stream.runCollect(api.streamFundingPages({ concurrency: 1 }))
+      return Chunk.toReadonlyArray(got).map((p) => p.cursor.order)
+    }).pipe(Effect.provide(stub.layer))
+  }
+
+  it.effect("an empty first page shows none, and ends the walk well", () =>
+    Effect.gen(function* () {
+      expect(yield* ordersOf([page(0, 1, false, [])])).toEqual([undefined])
+    })
+  )
+
+  it.effect("a page of one millisecond shows none; the first page whose times differ shows it", () =>
+    Effect.gen(function* () {
+      const oneMillisecond = Array.from({ length: 100 }, (_, i) => at(500 + i, now - 500_000))
+      // Newest first: page 2 lists older records, newest first.
+      expect(yield* ordersOf([page(200, 1, true, oneMillisecond), page(200, 2, false, range(600, 100))])).toEqual([
+        undefined,
+        "newest-first"
+      ])
+      // Oldest first: page 2 lists newer records, oldest first.
+      expect(
+        yield* ordersOf([page(200, 1, true, oneMillisecond), page(200, 2, false, range(0, 100).reverse())])
+      ).toEqual([undefined, "oldest-first"])
+      expect(yield* ordersOf([page(100, 1, false, range(0, 100).reverse())])).toEqual(["oldest-first"])
+    })
+  )
+})
+
+describe("funding walk: the query is checked before anything is sent", () => {
+  it.effect("a concurrency out of range fails with InvalidParams of fundingBills", () =>
+    Effect.gen(function* () {
+      const { bodies, error } = yield* Effect.gen(function* () {
+        const stub = makeStub([{ status: 200, body: page(0, 1, false, []) }])
+        const api = yield* Effect.provide(BillsApi, stub.layer)
+        const exit = yield* Effect.exit(Stream.runDrain(api.streamFundingPages({ concurrency: 0 })))
+        return { bodies: stub.requests, error: failureOf(exit) }
+      })
+      expect(error?._tag).toBe("InvalidParams")
+      expect(error?._tag === "InvalidParams" ? [error.operation, error.field] : undefined).toEqual([
+        "fundingBills",
+        "concurrency"
+      ])
+      expect(bodies).toHaveLength(0)
+    })
+  )
+})
+
+describe("funding walk: its traces", () => {
+  it.effect("each page request's span names the page and the bounds asked for", () =>
+    Effect.gen(function* () {
+      const spans: Array<Tracer.Span> = []
+      const native = yield* Effect.tracer
+      // The default tracer, keeping every span it starts.
+      const recording = Tracer.make({
+        span: (name, parent, context, links, startTime, kind, options) => {
+          const span = native.span(name, parent, context, links, startTime, kind, options)
+          spans.push(span)
+          return span
+        },
+        context: (f, fiber) => native.context(f, fiber)
+      })
+      const from = now - 3_600_000
+      const { exit } = yield* Effect.withTracer(
+        runScripted([page(150, 1, true, range(0, 100)), page(150, 2, false, range(100, 50))], { from }),
+        recording
+      )
+      expect(Exit.isSuccess(exit)).toBe(true)
+      expect(
+        spans
+          .filter((span) => span.name === "BillsApi.streamFunding.page")
+          .map((span) => ["pageIndex", "startTime", "endTime"].map((key) => span.attributes.get(key)))
+      ).toEqual([
+        [1, from - 1, now],
+        [2, from - 1, now]
+      ])
+    })
+  )
 })

@@ -88,3 +88,77 @@ describe("funding read-ahead", () => {
     })
   }
 })
+
+/**
+ * The fake exchange behind an HttpClient that answers every request 100 ms late and counts the
+ * page requests in flight at once, and the most there ever were.
+ */
+const counted = () => {
+  const seen = { now: 0, most: 0 }
+  const layer = Layer.effect(
+    HttpClient.HttpClient,
+    Effect.gen(function* () {
+      const inner = FakeExchange.httpClient(yield* FakeExchange)
+      return HttpClient.make((request) =>
+        Effect.gen(function* () {
+          seen.now++
+          seen.most = Math.max(seen.most, seen.now)
+          yield* Effect.sleep(100)
+          return yield* inner.execute(request)
+        }).pipe(Effect.ensuring(Effect.sync(() => seen.now--)))
+      )
+    })
+  )
+  return { seen, layer }
+}
+
+const countedStack = (
+  funding: ReadonlyArray<FundingWireBill>,
+  client: Layer.Layer<HttpClient.HttpClient, never, FakeExchange>
+) =>
+  BillsApi.layer.pipe(
+    Layer.provideMerge(client),
+    Layer.provideMerge(FakeExchange.layerExchange({ bills: { funding }, rateLimit: false })),
+    Layer.provide(
+      Signer.layer({
+        apiKey: Redacted.make(FakeExchange.defaultCredentials.apiKey),
+        secret: Redacted.make(FakeExchange.defaultCredentials.secret),
+        passphrase: Redacted.make(FakeExchange.defaultCredentials.passphrase)
+      })
+    ),
+    Layer.provide(BillsRateLimiter.layerUnlimited),
+    Layer.provide(Layer.orDie(BillsConfig.layer({ baseUrl: "https://fake-exchange.test" })))
+  )
+
+describe("funding read-ahead: how many pages are in flight", () => {
+  // [bills, concurrency, pages in flight at most]: every page the total promises, up to
+  // `concurrency`; 250 bills make three pages, of which two come after the first.
+  const cases = [
+    [250, 9, 2],
+    [1000, 4, 4],
+    [1000, 1, 1]
+  ] as const
+  for (const [count, concurrency, most] of cases) {
+    it.effect(`${count} bills at concurrency ${concurrency}: ${most} at most, each page fetched once`, () => {
+      const some = bills.slice(0, count)
+      const { seen, layer } = counted()
+      return Effect.gen(function* () {
+        yield* TestClock.setTime(Number(some[some.length - 1]?.cTime) + 1)
+        const api = yield* BillsApi
+        const exit = yield* runOnTestClock(collect(api.streamFundingBills({ concurrency })), 10)
+        const result = Exit.isSuccess(exit) ? exit.value : undefined
+        expect(result !== undefined && Exit.isSuccess(result.exit)).toBe(true)
+        expectExactly(result?.bills ?? [], some)
+        expect(seen.most).toBe(most)
+        const exchange = yield* FakeExchange
+        const pageIndices = (yield* exchange.requests)
+          .filter((entry) => entry.operation === "fundingBills")
+          .map((entry) => (entry.params as { readonly pageIndex: number }).pageIndex)
+        // Fetched together, they arrive in any order.
+        expect([...pageIndices].sort((a, b) => a - b)).toEqual(
+          Array.from({ length: Math.ceil(count / 100) }, (_, i) => i + 1)
+        )
+      }).pipe(Effect.provide(countedStack(some, layer)))
+    })
+  }
+})

@@ -31,6 +31,9 @@ describe("a window entirely in the future", () => {
       expect(yield* exchange.requests).toHaveLength(0)
       // A window that starts now is empty, not in the future.
       expect(yield* Stream.runCollect(api.streamSpotBills({ from: now }))).toHaveLength(0)
+      // Nor a page: the funding walk is done before it starts.
+      expect(yield* Stream.runCollect(api.streamFundingPages({ from: now }))).toHaveLength(0)
+      expect(yield* exchange.requests).toHaveLength(0)
     }).pipe(Effect.provide(fakeStack({ exchange: { generate: { spot: 10, funding: 10 } } })))
   )
 })
