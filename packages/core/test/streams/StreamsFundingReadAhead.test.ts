@@ -9,13 +9,13 @@ import * as HttpClient from "@effect/platform/HttpClient"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
-import * as Redacted from "effect/Redacted"
 import * as TestClock from "effect/TestClock"
-import { BillsApi, BillsConfig, BillsRateLimiter, Signer } from "../../src/index.js"
+import { BillsApi } from "../../src/index.js"
 import { FakeExchange, type FundingWireBill } from "../../src/testing/index.js"
 import { fundingBills, lateFundingBill } from "../support/billScenarios.js"
 import { runOnTestClock } from "../support/fakeStack.js"
 import { collect, expectExactly } from "../support/streamCheck.js"
+import { wrappedStack } from "../support/wrappedStack.js"
 
 const orders = ["newest-first", "oldest-first"] as const
 
@@ -48,19 +48,7 @@ const delayedPageTwo = (late: FundingWireBill) =>
   )
 
 const stack = (order: (typeof orders)[number], late: FundingWireBill) =>
-  BillsApi.layer.pipe(
-    Layer.provideMerge(delayedPageTwo(late)),
-    Layer.provideMerge(FakeExchange.layerExchange({ bills: { funding: bills }, order, rateLimit: false })),
-    Layer.provide(
-      Signer.layer({
-        apiKey: Redacted.make(FakeExchange.defaultCredentials.apiKey),
-        secret: Redacted.make(FakeExchange.defaultCredentials.secret),
-        passphrase: Redacted.make(FakeExchange.defaultCredentials.passphrase)
-      })
-    ),
-    Layer.provide(BillsRateLimiter.layerUnlimited),
-    Layer.provide(Layer.orDie(BillsConfig.layer({ baseUrl: "https://fake-exchange.test" })))
-  )
+  wrappedStack(delayedPageTwo(late), { bills: { funding: bills }, order, rateLimit: false })
 
 describe("funding read-ahead", () => {
   for (const order of orders) {
@@ -115,20 +103,7 @@ const counted = () => {
 const countedStack = (
   funding: ReadonlyArray<FundingWireBill>,
   client: Layer.Layer<HttpClient.HttpClient, never, FakeExchange>
-) =>
-  BillsApi.layer.pipe(
-    Layer.provideMerge(client),
-    Layer.provideMerge(FakeExchange.layerExchange({ bills: { funding }, rateLimit: false })),
-    Layer.provide(
-      Signer.layer({
-        apiKey: Redacted.make(FakeExchange.defaultCredentials.apiKey),
-        secret: Redacted.make(FakeExchange.defaultCredentials.secret),
-        passphrase: Redacted.make(FakeExchange.defaultCredentials.passphrase)
-      })
-    ),
-    Layer.provide(BillsRateLimiter.layerUnlimited),
-    Layer.provide(Layer.orDie(BillsConfig.layer({ baseUrl: "https://fake-exchange.test" })))
-  )
+) => wrappedStack(client, { bills: { funding }, rateLimit: false })
 
 describe("funding read-ahead: how many pages are in flight", () => {
   // [bills, concurrency, pages in flight at most]: every page the total promises, up to

@@ -11,22 +11,14 @@ import * as DateTime from "effect/DateTime"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
-import * as Redacted from "effect/Redacted"
 import * as Stream from "effect/Stream"
 import * as TestClock from "effect/TestClock"
-import {
-  type ApiVersion,
-  BillsApi,
-  BillsConfig,
-  BillsRateLimiter,
-  type FundingPage,
-  Signer,
-  type SpotPage
-} from "../../src/index.js"
+import { type ApiVersion, BillsApi, type FundingPage, type SpotPage } from "../../src/index.js"
 import { FakeExchange, type FakeExchangeOptions, type WireBill } from "../../src/testing/index.js"
 import { lateFundingBill } from "../support/billScenarios.js"
 import { apiVersions, fakeStack, runOnTestClock } from "../support/fakeStack.js"
 import { expectExactly } from "../support/streamCheck.js"
+import { wrappedStack } from "../support/wrappedStack.js"
 
 const day = 86_400_000
 const now = Date.UTC(2025, 6, 1)
@@ -317,25 +309,11 @@ describe("a horizon that moves on faster than the walk learns it", () => {
       )
     })
   )
-  const fleeingStack = BillsApi.layer.pipe(
-    Layer.provideMerge(fleeing),
-    Layer.provideMerge(
-      FakeExchange.layerExchange({
-        bills: { funding: [lateFundingBill(0, from + 20 * 3_600_000)] },
-        lookbackMillis,
-        rateLimit: false
-      })
-    ),
-    Layer.provide(
-      Signer.layer({
-        apiKey: Redacted.make(FakeExchange.defaultCredentials.apiKey),
-        secret: Redacted.make(FakeExchange.defaultCredentials.secret),
-        passphrase: Redacted.make(FakeExchange.defaultCredentials.passphrase)
-      })
-    ),
-    Layer.provide(BillsRateLimiter.layerUnlimited),
-    Layer.provide(Layer.orDie(BillsConfig.layer({ baseUrl: "https://fake-exchange.test" })))
-  )
+  const fleeingStack = wrappedStack(fleeing, {
+    bills: { funding: [lateFundingBill(0, from + 20 * 3_600_000)] },
+    lookbackMillis,
+    rateLimit: false
+  })
 
   it.effect("the walk gives up with the ninth refusal, before the horizon has passed its window", () =>
     Effect.gen(function* () {
