@@ -10,6 +10,7 @@
 import { Effect, Layer, Redacted } from "effect"
 import { FleetCipher, FleetDatabase, FleetStatus } from "../packages/fleet/src/index.js"
 import * as FleetExchange from "../packages/fleet/test/support/FleetExchange.js"
+import { freePorts } from "../packages/fleet/test/support/ports.js"
 import { bills, type RunnerProcess } from "../packages/fleet/test/support/runnerProcess.js"
 import { addAccounts, freshDatabase, testKey } from "../packages/fleet/test/support/services.js"
 
@@ -83,7 +84,7 @@ export const fleetBench = async (quick: boolean): Promise<FleetFigures | undefin
           Effect.runPromise(Effect.provide(effect, database))
         yield* Effect.promise(() => run(addAccounts(accounts, labelOf, credentialsOf)))
         const env = { BILLS_FLEET_KEY: testKey, WEEX_BASE_URL: exchange.url }
-        const base = 42_000 + (process.pid % 300) * 3
+        const ports = yield* freePorts(3)
         const runners: ReadonlyArray<RunnerProcess> = yield* Effect.acquireRelease(
           Effect.sync(() =>
             [0, 1, 2].map((i) =>
@@ -96,7 +97,7 @@ export const fleetBench = async (quick: boolean): Promise<FleetFigures | undefin
                   "--redis",
                   redis,
                   "--port",
-                  String(base + i),
+                  String(ports[i]),
                   "--interval",
                   "3s",
                   "--ip-rps",

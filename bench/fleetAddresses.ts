@@ -11,6 +11,7 @@
 import { Effect, Layer, Redacted } from "effect"
 import { FleetCipher, FleetDatabase, FleetStatus } from "../packages/fleet/src/index.js"
 import * as FleetExchange from "../packages/fleet/test/support/FleetExchange.js"
+import { freePorts } from "../packages/fleet/test/support/ports.js"
 import { type RunnerProcess, scopedBills } from "../packages/fleet/test/support/runnerProcess.js"
 import { addAccounts, freshDatabase, testKey } from "../packages/fleet/test/support/services.js"
 
@@ -77,7 +78,7 @@ const fleetRun = (
         })
         const database = FleetDatabase.layer(db).pipe(Layer.provide(FleetCipher.layer(Redacted.make(testKey))))
         yield* addAccounts(accounts, labelOf, credentialsOf).pipe(Effect.provide(database))
-        const base = 43_300 + (process.pid % 300) * 3
+        const ports = yield* freePorts(3)
         const runners: ReadonlyArray<RunnerProcess> = yield* Effect.forEach([0, 1, 2], (i) =>
           scopedBills(
             `a${i}`,
@@ -88,7 +89,7 @@ const fleetRun = (
               "--redis",
               redis,
               "--port",
-              String(base + i),
+              String(ports[i]),
               "--interval",
               `${intervalSeconds}s`,
               "--ip-rps",

@@ -12,6 +12,7 @@ import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
 import { FleetCipher, FleetDatabase, FleetStatus } from "../src/index.js"
 import * as FleetExchange from "./support/FleetExchange.js"
+import { freePorts } from "./support/ports.js"
 import { bills, scopedBills } from "./support/runnerProcess.js"
 import { addAccounts, freshDatabase, postgresUrl, redisUrl, testKey } from "./support/services.js"
 import { until } from "./support/until.js"
@@ -58,7 +59,7 @@ describe.skipIf(postgresUrl === undefined || redisUrl === undefined)("a fleet on
         })
         const database = FleetDatabase.layer(db).pipe(Layer.provide(FleetCipher.layer(Redacted.make(testKey))))
         yield* addAccounts(accounts, labelOf, credentialsOf).pipe(Effect.provide(database))
-        const base = 42_600 + (process.pid % 400) * 3
+        const ports = yield* freePorts(3)
         yield* Effect.forEach([0, 1, 2], (i) =>
           scopedBills(
             `e${i}`,
@@ -69,7 +70,7 @@ describe.skipIf(postgresUrl === undefined || redisUrl === undefined)("a fleet on
               "--redis",
               redisUrl ?? "",
               "--port",
-              String(base + i),
+              String(ports[i]),
               "--interval",
               "2s",
               "--ip-rps",

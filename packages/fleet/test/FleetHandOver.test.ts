@@ -18,6 +18,7 @@ import * as Redacted from "effect/Redacted"
 import * as Scope from "effect/Scope"
 import { AddressBudget, FleetCipher, FleetDatabase, FleetRunner } from "../src/index.js"
 import * as FleetExchange from "./support/FleetExchange.js"
+import { freePorts } from "./support/ports.js"
 import { handOvers } from "./support/handOvers.js"
 import type { PassEvent } from "./support/runnerProcess.js"
 import { addAccounts, freshDatabase, postgresUrl, testKey } from "./support/services.js"
@@ -79,7 +80,7 @@ describe.skipIf(postgresUrl === undefined)("a hand-over between runners", () => 
           Effect.provide(FleetDatabase.layer(db).pipe(Layer.provide(cipher)))
         )
 
-        const base = 43_000 + (process.pid % 500) * 2
+        const [portA = 0, portB = 0] = yield* freePorts(2)
         const runner = (port: number) =>
           FleetRunner.layer({
             db,
@@ -95,15 +96,15 @@ describe.skipIf(postgresUrl === undefined)("a hand-over between runners", () => 
         const a = yield* Scope.make()
         const b = yield* Scope.make()
         yield* Effect.addFinalizer(() => Effect.zipRight(Scope.close(b, Exit.void), Scope.close(a, Exit.void)))
-        yield* Layer.buildWithScope(runner(base), a)
+        yield* Layer.buildWithScope(runner(portA), a)
         yield* until("runner A's passes of every account", 60_000, () =>
-          Array.from({ length: accounts }, (_, i) => labelOf(i)).every((label) => passed(base, label))
+          Array.from({ length: accounts }, (_, i) => labelOf(i)).every((label) => passed(portA, label))
         )
         // A leaves in the middle of its walks, B starts: every account moves to B.
         yield* Scope.close(a, Exit.void)
-        yield* Layer.buildWithScope(runner(base + 1), b)
+        yield* Layer.buildWithScope(runner(portB), b)
         yield* until("runner B's passes of every account", 60_000, () =>
-          Array.from({ length: accounts }, (_, i) => labelOf(i)).every((label) => passed(base + 1, label))
+          Array.from({ length: accounts }, (_, i) => labelOf(i)).every((label) => passed(portB, label))
         )
         yield* Scope.close(b, Exit.void)
 

@@ -21,6 +21,7 @@ import {
   labelRule
 } from "../src/index.js"
 import * as FleetExchange from "./support/FleetExchange.js"
+import { freePorts } from "./support/ports.js"
 import { bills, scopedBills } from "./support/runnerProcess.js"
 import { freshDatabase, postgresUrl, redisUrl, testKey } from "./support/services.js"
 
@@ -101,7 +102,7 @@ describe.skipIf(postgresUrl === undefined || redisUrl === undefined)("one accoun
           yield* sql`UPDATE fleet_accounts SET sealed = ${"v1.AAAA.BBBB.CCCC"} WHERE label = 'unreadable'`
         }).pipe(Effect.provide(database))
 
-        const port = 43_900 + (process.pid % 500)
+        const [port = 0] = yield* freePorts(1)
         const runner = yield* scopedBills("iso", ["run", "--db", db, "--port", String(port), "--interval", "1s"], {
           BILLS_FLEET_KEY: testKey,
           WEEX_BASE_URL: exchange.url

@@ -15,6 +15,7 @@ import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
 import { FleetCipher, FleetDatabase, FleetStatus } from "../src/index.js"
 import * as FleetExchange from "./support/FleetExchange.js"
+import { freePorts } from "./support/ports.js"
 import { type RunnerProcess, scopedBills } from "./support/runnerProcess.js"
 import { addAccounts, freshDatabase, postgresUrl, redisUrl, testKey } from "./support/services.js"
 import { scopedProxy, through } from "./support/tcpProxy.js"
@@ -43,7 +44,8 @@ describe.skipIf(postgresUrl === undefined || redisUrl === undefined)("a fleet th
         yield* addAccounts(accounts, labelOf, credentialsOf).pipe(Effect.provide(database))
         const pg = yield* scopedProxy(db)
         const redis = yield* scopedProxy(redisUrl ?? "")
-        const base = 45_100 + (process.pid % 400) * 2
+        const clusterPorts = yield* freePorts(2)
+        const metricsPorts = yield* freePorts(2)
         const runners: ReadonlyArray<RunnerProcess> = yield* Effect.forEach([0, 1], (i) =>
           scopedBills(
             `o${i}`,
@@ -58,9 +60,9 @@ describe.skipIf(postgresUrl === undefined || redisUrl === undefined)("a fleet th
               "--interval",
               "2s",
               "--port",
-              String(base + i),
+              String(clusterPorts[i]),
               "--metrics-port",
-              String(base + 800 + i)
+              String(metricsPorts[i])
             ],
             { BILLS_FLEET_KEY: testKey, WEEX_BASE_URL: exchange.url }
           )
@@ -76,6 +78,27 @@ describe.skipIf(postgresUrl === undefined || redisUrl === undefined)("a fleet th
               yield* Effect.sleep("250 millis")
             }
           })
+        /** Each runner's readiness: its status and the body's reasons; a runner not listening says why. */
+        const readiness = Effect.forEach(runners, (runner, i) =>
+          Effect.tryPromise(async () => {
+            const response = await fetch(`http://127.0.0.1:${metricsPorts[i]}/readyz`)
+            return { status: response.status, body: await response.text() }
+          }).pipe(
+            Effect.catchAll((error) =>
+              Effect.succeed({
+                status: 0,
+                body: `${runner.name} does not answer (${String(error.error)}; exit ${runner.proc.exitCode ?? runner.proc.signalCode ?? "none yet"})\n${runner.stderr().slice(-3_000)}`
+              })
+            )
+          )
+        )
+        // Both runners serve their probes and hold shards before anything is cut: a runner still
+        // starting has no server to say 503 from.
+        yield* wait(
+          "both runners ready",
+          90_000,
+          Effect.map(readiness, (each) => each.every(({ status }) => status === 200))
+        )
         const ended = Effect.sync(() => runners.flatMap((each) => each.events).filter((e) => e.event === "ends").length)
         // Mid-sync: some passes have ended, the first syncs (40 pages a kind) are far from done.
         yield* wait(
@@ -86,13 +109,6 @@ describe.skipIf(postgresUrl === undefined || redisUrl === undefined)("a fleet th
         yield* Effect.promise(() => Promise.all([pg.cut(), redis.cut()]))
         const cutAt = Date.now()
         const duringCut = exchange.requests().length
-        /** Each runner's readiness: its status and the body's reasons. */
-        const readiness = Effect.forEach([0, 1], (i) =>
-          Effect.promise(async () => {
-            const response = await fetch(`http://127.0.0.1:${base + 800 + i}/readyz`)
-            return { status: response.status, body: await response.text() }
-          })
-        )
         // The checks give up after 2 s each; the runners see both servers gone within a few.
         yield* Effect.sleep("8 seconds")
         for (const { status, body } of yield* readiness) {

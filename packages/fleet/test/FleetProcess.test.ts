@@ -14,6 +14,7 @@ import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
 import { FleetCipher, FleetDatabase, FleetStatus } from "../src/index.js"
 import * as FleetExchange from "./support/FleetExchange.js"
+import { freePorts } from "./support/ports.js"
 import { handOvers, overlaps } from "./support/handOvers.js"
 import { bills, type RunnerProcess } from "./support/runnerProcess.js"
 import { addAccounts, freshDatabase, postgresUrl, redisUrl, testKey } from "./support/services.js"
@@ -51,11 +52,7 @@ describe.skipIf(postgresUrl === undefined || redisUrl === undefined)("a fleet of
         )
 
         const env = { BILLS_FLEET_KEY: testKey, WEEX_BASE_URL: exchange.url }
-        const ports = [
-          41_100 + (process.pid % 500) * 3,
-          41_101 + (process.pid % 500) * 3,
-          41_102 + (process.pid % 500) * 3
-        ]
+        const ports = yield* freePorts(3)
         const runners: ReadonlyArray<RunnerProcess> = yield* Effect.acquireRelease(
           Effect.sync(() =>
             ports.map((port, i) =>

@@ -10,7 +10,6 @@
  */
 import { spawn } from "node:child_process"
 import * as fs from "node:fs"
-import * as net from "node:net"
 import * as os from "node:os"
 import * as path from "node:path"
 import { describe, expect, it } from "@effect/vitest"
@@ -20,6 +19,7 @@ import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
 import { FleetAccounts, FleetCipher, FleetDatabase } from "../src/index.js"
 import * as FleetExchange from "./support/FleetExchange.js"
+import { freePorts } from "./support/ports.js"
 import { scopedBills } from "./support/runnerProcess.js"
 import { addAccounts, freshDatabase, postgresUrl, redisUrl, testKey } from "./support/services.js"
 import { until } from "./support/until.js"
@@ -30,19 +30,6 @@ const day = 86_400_000
 
 const credentialsOf = (i: number) => ({ apiKey: `prom-key-${i}`, secret: `secret-${i}`, passphrase: `pass-${i}` })
 const labelOf = (i: number) => `prom-${i}`
-
-/** A port nothing listens on now. */
-const freePort = Effect.promise(
-  () =>
-    new Promise<number>((resolve, reject) => {
-      const server = net.createServer()
-      server.once("error", reject)
-      server.listen(0, "127.0.0.1", () => {
-        const address = server.address()
-        server.close(() => resolve(typeof address === "object" && address !== null ? address.port : 0))
-      })
-    })
-)
 
 /** An instant vector as Prometheus's `/api/v1/query` answers it. */
 const QueryResponse = Schema.Struct({
@@ -80,7 +67,7 @@ const scopedPrometheus = (targets: ReadonlyArray<string>) =>
         ""
       ].join("\n")
     )
-    const port = yield* freePort
+    const [port] = yield* freePorts(1)
     let log = ""
     const proc = yield* Effect.acquireRelease(
       Effect.sync(() => {
@@ -173,8 +160,8 @@ describe.skipIf(postgresUrl === undefined || redisUrl === undefined || !fs.exist
           yield* addAccounts(accounts, labelOf, credentialsOf).pipe(Effect.provide(database))
 
           const env = { BILLS_FLEET_KEY: testKey, WEEX_BASE_URL: exchange.url }
-          const metricsPorts = [yield* freePort, yield* freePort]
-          const clusterPorts = [yield* freePort, yield* freePort]
+          const metricsPorts = yield* freePorts(2)
+          const clusterPorts = yield* freePorts(2)
           const runners = yield* Effect.forEach([0, 1], (i) =>
             scopedBills(
               `r${i}`,

@@ -13,6 +13,7 @@ import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
 import { FleetCipher, FleetDatabase, FleetStatus } from "../src/index.js"
 import * as FleetExchange from "./support/FleetExchange.js"
+import { freePorts } from "./support/ports.js"
 import { scopedBills } from "./support/runnerProcess.js"
 import { addAccounts, freshDatabase, postgresUrl, redisUrl, testKey } from "./support/services.js"
 
@@ -38,7 +39,7 @@ describe.skipIf(postgresUrl === undefined || redisUrl === undefined)("a runner's
         })
         const database = FleetDatabase.layer(db).pipe(Layer.provide(FleetCipher.layer(Redacted.make(testKey))))
         yield* addAccounts(accounts, labelOf, credentialsOf).pipe(Effect.provide(database))
-        const port = 42_900 + (process.pid % 500)
+        const [port = 0] = yield* freePorts(1)
         yield* scopedBills("v3", ["run", "--db", db, "--port", String(port), "--interval", "30s"], {
           BILLS_FLEET_KEY: testKey,
           WEEX_BASE_URL: exchange.url,
