@@ -2,8 +2,9 @@
  * OTLP for operators who run a collector (issue 30 §1): a runner started with
  * `OTEL_EXPORTER_OTLP_ENDPOINT` sends its traces and metrics there, under the OpenTelemetry
  * convention's paths (`/v1/traces`, `/v1/metrics`), headers (`OTEL_EXPORTER_OTLP_HEADERS`,
- * percent-decoded), protocol (`OTEL_EXPORTER_OTLP_PROTOCOL`) and `service.name`
- * (`account-bills-fleet`, or `OTEL_SERVICE_NAME`). The receiving end is an HTTP server on
+ * percent-decoded), protocol (`OTEL_EXPORTER_OTLP_PROTOCOL`), resource
+ * (`OTEL_RESOURCE_ATTRIBUTES`) and `service.name` (`account-bills-fleet`, or
+ * `OTEL_SERVICE_NAME`). The receiving end is an HTTP server on
  * loopback that keeps what it is sent, as a collector's OTLP/HTTP receiver would take it: the
  * runner's exporters are the real ones, in a process of its own.
  */
@@ -89,8 +90,8 @@ const Metrics = Schema.parseJson(
     )
   })
 )
-const serviceOf = (resource: typeof Resource.Type) =>
-  resource.attributes.find((attribute) => attribute.key === "service.name")?.value.stringValue
+const attributeOf = (resource: typeof Resource.Type, key: string) =>
+  resource.attributes.find((attribute) => attribute.key === key)?.value.stringValue
 
 describe.skipIf(postgresUrl === undefined)("a runner's OpenTelemetry export", () => {
   it.live(
@@ -117,7 +118,8 @@ describe.skipIf(postgresUrl === undefined)("a runner's OpenTelemetry export", ()
             ...env,
             OTEL_EXPORTER_OTLP_ENDPOINT: json.url,
             OTEL_EXPORTER_OTLP_PROTOCOL: "http/json",
-            OTEL_EXPORTER_OTLP_HEADERS: `x-collector-token=${encodeURIComponent(token)}`
+            OTEL_EXPORTER_OTLP_HEADERS: `x-collector-token=${encodeURIComponent(token)}`,
+            OTEL_RESOURCE_ATTRIBUTES: "deployment.environment=ci"
           }),
           yield* scopedBills("protobuf", ["run", "--db", db, "--port", String(portProtobuf), "--interval", "2s"], {
             ...env,
@@ -163,8 +165,10 @@ describe.skipIf(postgresUrl === undefined)("a runner's OpenTelemetry export", ()
           "account_bills_fleet_lag_millis"
         ])
           expect(metricNames(), name).toContain(name)
-        for (const resource of [...traces(), ...metrics()])
-          expect(serviceOf(resource.resource)).toBe("account-bills-fleet")
+        for (const { resource } of [...traces(), ...metrics()]) {
+          expect(attributeOf(resource, "service.name")).toBe("account-bills-fleet")
+          expect(attributeOf(resource, "deployment.environment")).toBe("ci")
+        }
         for (const each of json.received) {
           expect(each.headers["content-type"]).toMatch(/^application\/json/)
           expect(each.headers["x-collector-token"]).toBe(token)

@@ -34,6 +34,7 @@ import * as BillGenerator from "./BillGenerator.js"
 import * as FakeHttpClient from "./FakeHttpClient.js"
 import type { LatencyOptions } from "./Latency.js"
 import * as LazyBillBook from "./LazyBillBook.js"
+import * as StillClock from "./internal/stillClock.js"
 import {
   envelope,
   type FakeFault,
@@ -520,6 +521,22 @@ export const make = (options: FakeExchangeOptions = {}): Effect.Effect<FakeExcha
   })
 
 /**
+ * The fake's `HttpClient` under a user's own client stack (`BillsApi.layer` over
+ * `FakeExchange.layer`): a request waits on the test's clock for the fake's latency, and a Hang
+ * fault's answer never comes, so under `it.effect` only the test moving the clock ends either.
+ * The guard ends the wait with a message instead of a test that hangs into its timeout.
+ */
+const guarded = (client: HttpClient.HttpClient, latency?: LatencyOptions): HttpClient.HttpClient => {
+  const message = StillClock.stillMessage(
+    "FakeExchange",
+    "a request",
+    `${latency === undefined || (latency.millis <= 0 && (latency.jitterMillis ?? 0) <= 0) ? "" : `the fake exchange's latency (${latency.millis} ms), or for `}your client's requestTimeout to end an answer that never comes (a Hang fault)`,
+    "build FakeExchange.layer with no latency and no Hang fault"
+  )
+  return HttpClient.transform(client, (effect) => StillClock.failWhenStill(Effect.succeed(message))(effect))
+}
+
+/**
  * The fake exchange as a service. `FakeExchange.layer(options)` provides it together with an
  * in-memory `HttpClient` answered by it.
  *
@@ -537,18 +554,21 @@ export class FakeExchange extends Context.Tag("@account-bills/core/testing/FakeE
   /** Only the service. */
   static readonly layerExchange = (options?: FakeExchangeOptions): Layer.Layer<FakeExchange> =>
     Layer.effect(FakeExchange, make(options))
-  /** An `HttpClient` answered in memory by the `FakeExchange` in context, `latency` away. */
+  /**
+   * An `HttpClient` answered in memory by the `FakeExchange` in context, `latency` away. A request
+   * that waits 2 s of real time on a clock the test does not move fails, saying so.
+   */
   static readonly layerHttpClient = (
     latency?: LatencyOptions
   ): Layer.Layer<HttpClient.HttpClient, never, FakeExchange> =>
     Layer.effect(
       HttpClient.HttpClient,
-      Effect.map(FakeExchange, (exchange) => FakeHttpClient.make(exchange.handle, latency))
+      Effect.map(FakeExchange, (exchange) => guarded(FakeHttpClient.make(exchange.handle, latency), latency))
     )
   /** The service and an in-memory `HttpClient` backed by it (one shared model), `options.latency` away. */
   static readonly layer = (options?: FakeExchangeOptions): Layer.Layer<FakeExchange | HttpClient.HttpClient> =>
     Layer.provideMerge(FakeExchange.layerHttpClient(options?.latency), FakeExchange.layerExchange(options))
-  /** An in-memory `HttpClient` answered by the given exchange. */
+  /** An in-memory `HttpClient` answered by the given exchange, with the same guard as `layerHttpClient`. */
   static readonly httpClient = (exchange: FakeExchangeService): HttpClient.HttpClient =>
-    FakeHttpClient.make(exchange.handle)
+    guarded(FakeHttpClient.make(exchange.handle))
 }

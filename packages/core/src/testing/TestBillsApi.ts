@@ -25,7 +25,7 @@ import { Signer } from "../Signer.js"
 import { defaultCredentials, FakeExchange, type FakeExchangeOptions } from "./FakeExchange.js"
 import * as FakeHttpClient from "./FakeHttpClient.js"
 import * as ClockBeforeBills from "./internal/clockBeforeBills.js"
-import { failWhenStill } from "./internal/stillClock.js"
+import * as StillClock from "./internal/stillClock.js"
 import type * as SlidingWindow from "./SlidingWindow.js"
 import type { FundingWireBill, SpotWireBill } from "./WireBill.js"
 
@@ -94,11 +94,9 @@ const windowOf = (rateLimit: RateLimitOptions | false): SlidingWindow.RateLimit 
         windowMillis: Duration.toMillis(rateLimit.window ?? Duration.seconds(1))
       }
 
-/** What every guard's message says: what happened, then what this wait is for and what to do. */
+/** A guard's message, as this layer says it. */
 const stillMessage = (subject: string, waitsFor: string, orElse: string): string =>
-  `TestBillsApi: ${subject} has waited 2 s of real time on a clock that does not move (under it.effect the ` +
-  `clock is a TestClock, and time passes only when the test moves it). It waits for ${waitsFor}. Fork the work and move the clock until it is done (TestClock.adjust in a loop, see "Testing your code" in the docs), ` +
-  `run the test with it.live, or ${orElse}.`
+  StillClock.stillMessage("TestBillsApi", subject, waitsFor, orElse)
 
 /** Waiting for a permit: only the kit's rate limit makes a request wait for one. */
 const permitMessage = (rateLimit: RateLimitOptions | false): string => {
@@ -126,7 +124,7 @@ const requestMessage = stillMessage(
  */
 const clockWaitsLayer: Layer.Layer<ClockWaits> = Layer.succeed(ClockWaits, {
   around: (wait) =>
-    failWhenStill(
+    StillClock.failWhenStill(
       Effect.sync(() =>
         wait._tag === "RetryPause"
           ? stillMessage(
@@ -160,11 +158,11 @@ const limiterLayer = (rateLimit: RateLimitOptions | false): Layer.Layer<BillsRat
           // One guard over the permit and the request, whose message says which of the two it met.
           withPermit: (operation, observe) => (request) =>
             Effect.flatMap(Ref.make(waiting), (stage) =>
-              failWhenStill(Ref.get(stage))(
+              StillClock.failWhenStill(Ref.get(stage))(
                 limiter.withPermit(operation, observe)(Effect.zipRight(Ref.set(stage, requestMessage), request))
               )
             ),
-          take: (operation) => failWhenStill(Effect.succeed(waiting))(limiter.take(operation))
+          take: (operation) => StillClock.failWhenStill(Effect.succeed(waiting))(limiter.take(operation))
         })
       }
     )

@@ -19,6 +19,15 @@ import * as TestServices from "effect/TestServices"
 export const stillFor = Duration.seconds(2)
 
 /**
+ * What every guard's message says: which kit layer, what happened, then what this wait is for and
+ * what to do.
+ */
+export const stillMessage = (kit: string, subject: string, waitsFor: string, orElse: string): string =>
+  `${kit}: ${subject} has waited 2 s of real time on a clock that does not move (under it.effect the ` +
+  `clock is a TestClock, and time passes only when the test moves it). It waits for ${waitsFor}. Fork the work and move the clock until it is done (TestClock.adjust in a loop, see "Testing your code" in the docs), ` +
+  `run the test with it.live, or ${orElse}.`
+
+/**
  * Runs `effect`; should the clock not move for `stillFor` of real time meanwhile, dies with
  * `message`, read then (so it can tell where the wait stood).
  */
