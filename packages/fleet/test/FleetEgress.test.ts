@@ -8,13 +8,10 @@
 import { BillsStore } from "@account-bills/store"
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import * as Layer from "effect/Layer"
-import * as Redacted from "effect/Redacted"
-import { FleetCipher, FleetDatabase, FleetStatus } from "../src/index.js"
-import * as FleetExchange from "./support/FleetExchange.js"
+import { seededFleet } from "./support/seededFleet.js"
 import { freePorts } from "./support/ports.js"
 import { bills, scopedBills } from "./support/runnerProcess.js"
-import { addAccounts, freshDatabase, postgresUrl, redisUrl, testKey } from "./support/services.js"
+import { postgresUrl, redisUrl, testKey } from "./support/services.js"
 import { until } from "./support/until.js"
 
 const accounts = 12
@@ -42,12 +39,12 @@ describe.skipIf(postgresUrl === undefined || redisUrl === undefined)("a fleet on
     `3 runners, ${accounts} accounts, addresses ${addresses.join(", ")} with a budget of ${perAddress}/s each`,
     () =>
       Effect.gen(function* () {
-        const db = yield* freshDatabase(postgresUrl ?? "")
-        const now = Date.now()
-        const exchange = yield* FleetExchange.serve({
+        const { db, exchange, database, current } = yield* seededFleet({
+          accounts,
+          labelOf,
+          credentialsOf,
           perAddress: { limit: perAddress, windowMillis: 1000 },
-          accounts: Array.from({ length: accounts }, (_, i) => ({
-            credentials: credentialsOf(i),
+          exchangeOf: (i, now) => ({
             generate: {
               seed: 300 + i,
               funding: 120 + 10 * i,
@@ -55,10 +52,8 @@ describe.skipIf(postgresUrl === undefined || redisUrl === undefined)("a fleet on
               startMillis: now - 5 * day,
               endMillis: now - 60_000
             }
-          }))
+          })
         })
-        const database = FleetDatabase.layer(db).pipe(Layer.provide(FleetCipher.layer(Redacted.make(testKey))))
-        yield* addAccounts(accounts, labelOf, credentialsOf).pipe(Effect.provide(database))
         const ports = yield* freePorts(3)
         yield* Effect.forEach([0, 1, 2], (i) =>
           scopedBills(
@@ -82,18 +77,7 @@ describe.skipIf(postgresUrl === undefined || redisUrl === undefined)("a fleet on
           )
         )
 
-        const current = Effect.gen(function* () {
-          const rows = yield* FleetStatus.all
-          for (const [i, row] of rows.entries()) {
-            const fake = exchange.exchanges.get(credentialsOf(i).apiKey)
-            if (fake === undefined) return false
-            if (row.funding.bills !== (yield* fake.bills("funding")).length) return false
-            if (row.spot.bills !== (yield* fake.bills("spot")).length) return false
-            if (row.funding.coveredTo === null || row.spot.coveredTo === null) return false
-          }
-          return rows.length === accounts
-        }).pipe(Effect.provide(database))
-        yield* until("every account brought current", 150_000, () => Effect.runPromise(current))
+        yield* until("every account brought current", 150_000, () => Effect.runPromise(current(true)))
 
         yield* Effect.gen(function* () {
           const store = yield* BillsStore

@@ -16,12 +16,12 @@ import * as Logger from "effect/Logger"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as Scope from "effect/Scope"
-import { AddressBudget, FleetCipher, FleetDatabase, FleetRunner } from "../src/index.js"
-import * as FleetExchange from "./support/FleetExchange.js"
+import { AddressBudget, FleetCipher, FleetRunner } from "../src/index.js"
+import { seededFleet } from "./support/seededFleet.js"
 import { freePorts } from "./support/ports.js"
 import { handOvers } from "./support/handOvers.js"
 import type { PassEvent } from "./support/runnerProcess.js"
-import { addAccounts, freshDatabase, postgresUrl, testKey } from "./support/services.js"
+import { postgresUrl, testKey } from "./support/services.js"
 import { until } from "./support/until.js"
 
 const accounts = 6
@@ -60,12 +60,12 @@ describe.skipIf(postgresUrl === undefined)("a hand-over between runners", () => 
         } else if (logLevel._tag === "Warning" || logLevel._tag === "Error") warnings.push(text)
       })
       return Effect.gen(function* () {
-        const db = yield* freshDatabase(postgresUrl ?? "")
-        const now = Date.now()
-        const exchange = yield* FleetExchange.serve({
+        const { db, exchange } = yield* seededFleet({
+          accounts,
+          labelOf,
+          credentialsOf,
           perAddress: false,
-          accounts: Array.from({ length: accounts }, (_, i) => ({
-            credentials: credentialsOf(i),
+          exchangeOf: (i, now) => ({
             generate: {
               seed: 40 + i,
               funding: 1_000,
@@ -73,12 +73,9 @@ describe.skipIf(postgresUrl === undefined)("a hand-over between runners", () => 
               startMillis: now - 86_400_000,
               endMillis: now - 60_000
             }
-          }))
+          })
         })
         const cipher = FleetCipher.layer(Redacted.make(testKey))
-        yield* addAccounts(accounts, labelOf, credentialsOf).pipe(
-          Effect.provide(FleetDatabase.layer(db).pipe(Layer.provide(cipher)))
-        )
 
         const [portA = 0, portB = 0] = yield* freePorts(2)
         const runner = (port: number) =>

@@ -11,15 +11,12 @@
 import * as http from "node:http"
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import * as Layer from "effect/Layer"
-import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
-import { FleetCipher, FleetDatabase } from "../src/index.js"
-import * as FleetExchange from "./support/FleetExchange.js"
+import { seededFleet } from "./support/seededFleet.js"
 import { freePorts } from "./support/ports.js"
 import { scopedBills } from "./support/runnerProcess.js"
-import { addAccounts, freshDatabase, postgresUrl, testKey } from "./support/services.js"
+import { postgresUrl, testKey } from "./support/services.js"
 import { until } from "./support/until.js"
 
 const accounts = 2
@@ -98,17 +95,15 @@ describe.skipIf(postgresUrl === undefined)("a runner's OpenTelemetry export", ()
     "OTEL_EXPORTER_OTLP_ENDPOINT: traces and metrics over http/json with the headers, and over protobuf under OTEL_SERVICE_NAME",
     () =>
       Effect.gen(function* () {
-        const db = yield* freshDatabase(postgresUrl ?? "")
-        const now = Date.now()
-        const exchange = yield* FleetExchange.serve({
+        const { db, exchange } = yield* seededFleet({
+          accounts,
+          labelOf,
+          credentialsOf,
           perAddress: false,
-          accounts: Array.from({ length: accounts }, (_, i) => ({
-            credentials: credentialsOf(i),
+          exchangeOf: (i, now) => ({
             generate: { seed: 400 + i, funding: 40, spot: 60, startMillis: now - 2 * day, endMillis: now - 60_000 }
-          }))
+          })
         })
-        const database = FleetDatabase.layer(db).pipe(Layer.provide(FleetCipher.layer(Redacted.make(testKey))))
-        yield* addAccounts(accounts, labelOf, credentialsOf).pipe(Effect.provide(database))
         const json = yield* scopedReceiver
         const protobuf = yield* scopedReceiver
         const [portJson = 0, portProtobuf = 0] = yield* freePorts(2)

@@ -11,13 +11,10 @@
 import { BillsStore } from "@account-bills/store"
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import * as Layer from "effect/Layer"
-import * as Redacted from "effect/Redacted"
-import { FleetCipher, FleetDatabase, FleetStatus } from "../src/index.js"
-import * as FleetExchange from "./support/FleetExchange.js"
+import { seededFleet } from "./support/seededFleet.js"
 import { freePorts } from "./support/ports.js"
 import { type RunnerProcess, scopedBills } from "./support/runnerProcess.js"
-import { addAccounts, freshDatabase, postgresUrl, redisUrl, testKey } from "./support/services.js"
+import { postgresUrl, redisUrl, testKey } from "./support/services.js"
 import { scopedProxy, through } from "./support/tcpProxy.js"
 
 const accounts = 4
@@ -31,21 +28,19 @@ describe.skipIf(postgresUrl === undefined || redisUrl === undefined)("a fleet th
     "PostgreSQL away 30 s and Redis 60 s mid-sync: nothing sent without a grant, every account current and exact after",
     () =>
       Effect.gen(function* () {
-        const db = yield* freshDatabase(postgresUrl ?? "")
-        const now = Date.now()
-        const exchange = yield* FleetExchange.serve({
+        const { db, exchange, database, current } = yield* seededFleet({
+          accounts,
+          labelOf,
+          credentialsOf,
           perAddress: { limit: ipRps, windowMillis: 1_000 },
-          accounts: Array.from({ length: accounts }, (_, i) => ({
-            credentials: credentialsOf(i),
+          exchangeOf: (i, now) => ({
             generate: { seed: 70 + i, funding: 1_500, spot: 2_500, startMillis: now - 5 * day, endMillis: now - 60_000 }
-          }))
+          })
         })
-        const database = FleetDatabase.layer(db).pipe(Layer.provide(FleetCipher.layer(Redacted.make(testKey))))
-        yield* addAccounts(accounts, labelOf, credentialsOf).pipe(Effect.provide(database))
         const pg = yield* scopedProxy(db)
         const redis = yield* scopedProxy(redisUrl ?? "")
-        const clusterPorts = yield* freePorts(2)
-        const metricsPorts = yield* freePorts(2)
+        const ports = yield* freePorts(4)
+        const [clusterPorts, metricsPorts] = [ports.slice(0, 2), ports.slice(2)]
         const runners: ReadonlyArray<RunnerProcess> = yield* Effect.forEach([0, 1], (i) =>
           scopedBills(
             `o${i}`,
@@ -124,17 +119,7 @@ describe.skipIf(postgresUrl === undefined || redisUrl === undefined)("a fleet th
         yield* Effect.promise(() => redis.restore())
         const back = Date.now()
 
-        const current = Effect.gen(function* () {
-          const rows = yield* FleetStatus.all
-          for (const row of rows) {
-            const fake = exchange.exchanges.get(credentialsOf(Number(row.label.slice(4))).apiKey)
-            if (fake === undefined) return false
-            if (row.funding.bills !== (yield* fake.bills("funding")).length) return false
-            if (row.spot.bills !== (yield* fake.bills("spot")).length) return false
-          }
-          return rows.length === accounts
-        }).pipe(Effect.provide(database), Effect.orDie)
-        yield* wait("every account current after the outage", 120_000, current)
+        yield* wait("every account current after the outage", 120_000, current())
         const took = Date.now() - back
         console.info(
           `fleet outage test: ${sentWithoutRedis} requests while Redis was away; every account current ${(took / 1000).toFixed(1)} s after it was back`

@@ -10,14 +10,12 @@ import { BillsStore } from "@account-bills/store"
 import * as SqlClient from "@effect/sql/SqlClient"
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import * as Layer from "effect/Layer"
-import * as Redacted from "effect/Redacted"
-import { FleetCipher, FleetDatabase, FleetStatus } from "../src/index.js"
-import * as FleetExchange from "./support/FleetExchange.js"
+import { FleetDatabase } from "../src/index.js"
+import { seededFleet } from "./support/seededFleet.js"
 import { freePorts } from "./support/ports.js"
 import { handOvers, overlaps } from "./support/handOvers.js"
 import { bills, type RunnerProcess } from "./support/runnerProcess.js"
-import { addAccounts, freshDatabase, postgresUrl, redisUrl, testKey } from "./support/services.js"
+import { postgresUrl, redisUrl, testKey } from "./support/services.js"
 import { until } from "./support/until.js"
 
 const accounts = Number(process.env.FLEET_TEST_ACCOUNTS ?? 30)
@@ -25,18 +23,19 @@ const ipRps = 20
 const day = 86_400_000
 
 const credentialsOf = (i: number) => ({ apiKey: `key-${i}`, secret: `secret-${i}`, passphrase: `pass-${i}` })
+const labelOf = (i: number) => `acct-${String(i).padStart(2, "0")}`
 
 describe.skipIf(postgresUrl === undefined || redisUrl === undefined)("a fleet of runner processes", () => {
   it.live(
     `3 runners, ${accounts} accounts, one shared address budget; one SIGKILLed mid-pass, one SIGTERMed`,
     () =>
       Effect.gen(function* () {
-        const db = yield* freshDatabase(postgresUrl ?? "")
-        const now = Date.now()
-        const exchange = yield* FleetExchange.serve({
+        const { db, exchange, database, current } = yield* seededFleet({
+          accounts,
+          labelOf,
+          credentialsOf,
           perAddress: { limit: ipRps, windowMillis: 1000 },
-          accounts: Array.from({ length: accounts }, (_, i) => ({
-            credentials: credentialsOf(i),
+          exchangeOf: (i, now) => ({
             generate: {
               seed: 100 + i,
               funding: 150 + 10 * i,
@@ -44,12 +43,8 @@ describe.skipIf(postgresUrl === undefined || redisUrl === undefined)("a fleet of
               startMillis: now - 5 * day,
               endMillis: now - 60_000
             }
-          }))
+          })
         })
-        const database = FleetDatabase.layer(db).pipe(Layer.provide(FleetCipher.layer(Redacted.make(testKey))))
-        yield* addAccounts(accounts, (i) => `acct-${String(i).padStart(2, "0")}`, credentialsOf).pipe(
-          Effect.provide(database)
-        )
 
         const env = { BILLS_FLEET_KEY: testKey, WEEX_BASE_URL: exchange.url }
         const ports = yield* freePorts(3)
@@ -130,27 +125,13 @@ describe.skipIf(postgresUrl === undefined || redisUrl === undefined)("a fleet of
           `fleet process test: the SIGTERMed runner exited after ${Date.now() - termAt} ms${stopped.stderr().includes("could not hand its accounts over") ? ", past its hand-over deadline" : ""}`
         )
 
-        const complete = Effect.gen(function* () {
-          const store = yield* BillsStore
-          const rows = yield* FleetStatus.all
-          for (const [i, row] of rows.entries()) {
-            const fake = exchange.exchanges.get(credentialsOf(i).apiKey)
-            if (fake === undefined) return false
-            const funding = (yield* fake.bills("funding")).length
-            const spot = (yield* fake.bills("spot")).length
-            if (row.funding.bills !== funding || row.spot.bills !== spot) return false
-            if (row.funding.coveredTo === null || row.spot.coveredTo === null) return false
-          }
-          yield* store.count("acct-00", "funding")
-          return rows.length === accounts
-        }).pipe(Effect.provide(database))
-        yield* until("every account brought current", 180_000, () => Effect.runPromise(complete))
+        yield* until("every account brought current", 180_000, () => Effect.runPromise(current(true)))
 
         // Field for field.
         yield* Effect.gen(function* () {
           const store = yield* BillsStore
           for (let i = 0; i < accounts; i++) {
-            const label = `acct-${String(i).padStart(2, "0")}`
+            const label = labelOf(i)
             const fake = exchange.exchanges.get(credentialsOf(i).apiKey)
             if (fake === undefined) return yield* Effect.dieMessage("no exchange")
             const funding = yield* store.fundingPage(label, { pageIndex: 1, pageSize: 1_000_000 })

@@ -14,14 +14,12 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import * as Layer from "effect/Layer"
-import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
-import { FleetAccounts, FleetCipher, FleetDatabase } from "../src/index.js"
-import * as FleetExchange from "./support/FleetExchange.js"
+import { FleetAccounts } from "../src/index.js"
+import { seededFleet } from "./support/seededFleet.js"
 import { freePorts } from "./support/ports.js"
 import { scopedBills } from "./support/runnerProcess.js"
-import { addAccounts, freshDatabase, postgresUrl, redisUrl, testKey } from "./support/services.js"
+import { postgresUrl, redisUrl, testKey } from "./support/services.js"
 import { until } from "./support/until.js"
 
 const prometheusBin = "/usr/bin/prometheus"
@@ -141,12 +139,12 @@ describe.skipIf(postgresUrl === undefined || redisUrl === undefined || !fs.exist
       "every series of both runners, the lag of a stalled account growing, up = 0 for a killed runner",
       () =>
         Effect.gen(function* () {
-          const db = yield* freshDatabase(postgresUrl ?? "")
-          const now = Date.now()
-          const exchange = yield* FleetExchange.serve({
+          const { db, exchange, database } = yield* seededFleet({
+            accounts,
+            labelOf,
+            credentialsOf,
             perAddress: { limit: 20, windowMillis: 1000 },
-            accounts: Array.from({ length: accounts }, (_, i) => ({
-              credentials: credentialsOf(i),
+            exchangeOf: (i, now) => ({
               generate: {
                 seed: 300 + i,
                 funding: 30 + 5 * i,
@@ -154,14 +152,12 @@ describe.skipIf(postgresUrl === undefined || redisUrl === undefined || !fs.exist
                 startMillis: now - 2 * day,
                 endMillis: now - 60_000
               }
-            }))
+            })
           })
-          const database = FleetDatabase.layer(db).pipe(Layer.provide(FleetCipher.layer(Redacted.make(testKey))))
-          yield* addAccounts(accounts, labelOf, credentialsOf).pipe(Effect.provide(database))
 
           const env = { BILLS_FLEET_KEY: testKey, WEEX_BASE_URL: exchange.url }
-          const metricsPorts = yield* freePorts(2)
-          const clusterPorts = yield* freePorts(2)
+          const ports = yield* freePorts(4)
+          const [metricsPorts, clusterPorts] = [ports.slice(0, 2), ports.slice(2)]
           const runners = yield* Effect.forEach([0, 1], (i) =>
             scopedBills(
               `r${i}`,

@@ -7,13 +7,10 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import * as Layer from "effect/Layer"
-import * as Redacted from "effect/Redacted"
-import { FleetCipher, FleetDatabase } from "../src/index.js"
-import * as FleetExchange from "./support/FleetExchange.js"
+import { seededFleet } from "./support/seededFleet.js"
 import { freePorts } from "./support/ports.js"
 import { scopedBills } from "./support/runnerProcess.js"
-import { addAccounts, freshDatabase, postgresUrl, redisUrl, testKey } from "./support/services.js"
+import { postgresUrl, redisUrl, testKey } from "./support/services.js"
 import { scopedProxy, through } from "./support/tcpProxy.js"
 import { until } from "./support/until.js"
 
@@ -24,17 +21,15 @@ type Fault = "redis" | "postgres" | "exchange"
 
 const stopDuring = (fault: Fault) =>
   Effect.gen(function* () {
-    const db = yield* freshDatabase(postgresUrl ?? "")
-    const now = Date.now()
-    const exchange = yield* FleetExchange.serve({
+    const { db, exchange } = yield* seededFleet({
+      accounts: 2,
+      labelOf: (i) => `stop-${i}`,
+      credentialsOf,
       perAddress: false,
-      accounts: [0, 1].map((i) => ({
-        credentials: credentialsOf(i),
+      exchangeOf: (i, now) => ({
         generate: { seed: 90 + i, funding: 100, spot: 100, startMillis: now - day, endMillis: now - 60_000 }
-      }))
+      })
     })
-    const database = FleetDatabase.layer(db).pipe(Layer.provide(FleetCipher.layer(Redacted.make(testKey))))
-    yield* addAccounts(2, (i) => `stop-${i}`, credentialsOf).pipe(Effect.provide(database))
     const pg = yield* scopedProxy(db)
     const redis = yield* scopedProxy(redisUrl ?? "")
     const [port] = yield* freePorts(1)

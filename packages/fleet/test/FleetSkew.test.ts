@@ -9,14 +9,11 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import * as Layer from "effect/Layer"
-import * as Redacted from "effect/Redacted"
-import { FleetCipher, FleetDatabase, FleetStatus } from "../src/index.js"
-import * as FleetExchange from "./support/FleetExchange.js"
+import { seededFleet } from "./support/seededFleet.js"
 import { freePorts } from "./support/ports.js"
 import { overlaps } from "./support/handOvers.js"
 import { libfaketime, type RunnerProcess, scopedBills } from "./support/runnerProcess.js"
-import { addAccounts, freshDatabase, postgresUrl, testKey } from "./support/services.js"
+import { postgresUrl, testKey } from "./support/services.js"
 
 // Shards go to runners by a hash ring over their addresses (which vary with the test's pid), so
 // with 9 accounts one of the two skewed runners held none in about one run in twenty; with 24,
@@ -34,17 +31,15 @@ describe.skipIf(postgresUrl === undefined)("runners on skewed clocks", () => {
     () =>
       Effect.gen(function* () {
         expect(libfaketime, "Debian's faketime package (apt-get install faketime)").toBeDefined()
-        const db = yield* freshDatabase(postgresUrl ?? "")
-        const now = Date.now()
-        const exchange = yield* FleetExchange.serve({
+        const { db, exchange, current } = yield* seededFleet({
+          accounts,
+          labelOf,
+          credentialsOf,
           perAddress: false,
-          accounts: Array.from({ length: accounts }, (_, i) => ({
-            credentials: credentialsOf(i),
+          exchangeOf: (i, now) => ({
             generate: { seed: 90 + i, funding: 30, spot: 40, startMillis: now - 3 * day, endMillis: now - 60_000 }
-          }))
+          })
         })
-        const database = FleetDatabase.layer(db).pipe(Layer.provide(FleetCipher.layer(Redacted.make(testKey))))
-        yield* addAccounts(accounts, labelOf, credentialsOf).pipe(Effect.provide(database))
         const env = { BILLS_FLEET_KEY: testKey, WEEX_BASE_URL: exchange.url }
         const ports = yield* freePorts(3)
         const runner = (name: string, i: number, skew?: typeof behind) =>
@@ -56,27 +51,10 @@ describe.skipIf(postgresUrl === undefined)("runners on skewed clocks", () => {
         const killed = yield* runner("r0", 0)
         const all: ReadonlyArray<RunnerProcess> = [killed, early, skewed]
 
-        /** Every account holds every bill the exchange has. */
-        const current = FleetStatus.all.pipe(
-          Effect.flatMap((rows) =>
-            Effect.forEach(rows, (row) =>
-              Effect.gen(function* () {
-                const fake = exchange.exchanges.get(credentialsOf(Number(row.label.slice(5))).apiKey)
-                if (fake === undefined) return false
-                return (
-                  row.funding.bills === (yield* fake.bills("funding")).length &&
-                  row.spot.bills === (yield* fake.bills("spot")).length
-                )
-              })
-            )
-          ),
-          Effect.map((each) => each.length === accounts && each.every(Boolean)),
-          Effect.provide(database)
-        )
         const until = (what: string, millis: number) =>
           Effect.gen(function* () {
             const deadline = Date.now() + millis
-            while (!(yield* current)) {
+            while (!(yield* current())) {
               if (Date.now() > deadline) {
                 const log = all.map((each) => `--- ${each.name}\n${each.stderr().slice(-3_000)}`).join("\n")
                 return yield* Effect.dieMessage(`accounts not current within ${millis / 1000} s (${what})\n${log}`)

@@ -10,28 +10,12 @@
 import { BillsApi } from "@account-bills/core"
 import { FakeExchange, FakeFault, type FakeExchangeOptions, TestBillsApi } from "@account-bills/core/testing"
 import { describe, expect, it } from "@effect/vitest"
-import * as Cause from "effect/Cause"
 import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
-import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as Stream from "effect/Stream"
 import * as TestClock from "effect/TestClock"
-
-// The guard fails a wait after 2 s of real time; the slack is for a machine under load. Without
-// the guard the test hangs into its own timeout instead.
-const failsWithinMillis = 10_000
-const testTimeout = 20_000
-
-/** Runs `effect` with the clock set once and never moved again; its exit, its text and its real duration. */
-const stillClockRun = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
-  Effect.gen(function* () {
-    yield* TestClock.setTime(Date.UTC(2025, 6, 1))
-    const started = performance.now()
-    const exit = yield* Effect.exit(effect)
-    const millis = performance.now() - started
-    return { failed: Exit.isFailure(exit), said: Exit.isFailure(exit) ? Cause.pretty(exit.cause) : "", millis }
-  })
+import { failsWithinMillis, stillClockRun, testTimeout } from "../support/stillClockRun.js"
 
 const walk = Effect.flatMap(BillsApi, (api) => Stream.runCollect(api.streamSpotBills()))
 

@@ -1,0 +1,62 @@
+/**
+ * What most fleet tests start from: a fresh database on the test PostgreSQL with accounts added,
+ * the loopback exchange that holds each account's generated history, and the check that every
+ * account's store holds all of it.
+ */
+import type { FakeExchangeOptions } from "@account-bills/core/testing"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Redacted from "effect/Redacted"
+import { FleetCipher, FleetDatabase, FleetStatus } from "../../src/index.js"
+import * as FleetExchange from "./FleetExchange.js"
+import { addAccounts, freshDatabase, postgresUrl, type TestCredentials, testKey } from "./services.js"
+
+export interface SeededFleetOptions {
+  readonly accounts: number
+  readonly labelOf: (i: number) => string
+  readonly credentialsOf: (i: number) => TestCredentials
+  /** The exchange's limit per source address (`false`: none). */
+  readonly perAddress: FleetExchange.FleetExchangeOptions["perAddress"]
+  /** Account `i`'s exchange besides its credentials (its history, its version), given the time the fleet was made. */
+  readonly exchangeOf: (i: number, now: number) => Omit<FakeExchangeOptions, "credentials">
+}
+
+/** The accounts added to a fresh database, and the exchange that holds their histories. */
+export const seededFleet = (options: SeededFleetOptions) =>
+  Effect.gen(function* () {
+    const db = yield* freshDatabase(postgresUrl ?? "")
+    const now = Date.now()
+    const exchange = yield* FleetExchange.serve({
+      perAddress: options.perAddress,
+      accounts: Array.from({ length: options.accounts }, (_, i) => ({
+        ...options.exchangeOf(i, now),
+        credentials: options.credentialsOf(i)
+      }))
+    })
+    const database = FleetDatabase.layer(db).pipe(Layer.provide(FleetCipher.layer(Redacted.make(testKey))))
+    yield* addAccounts(options.accounts, options.labelOf, options.credentialsOf).pipe(
+      Effect.provide(database),
+      Effect.orDie
+    )
+    /**
+     * Every account's store holds as many bills of each kind as its exchange (and, with
+     * `covered`, knows up to when it holds them all).
+     */
+    const current = (covered = false): Effect.Effect<boolean> =>
+      Effect.gen(function* () {
+        const rows = yield* FleetStatus.all
+        const labels = Array.from({ length: options.accounts }, (_, i) => options.labelOf(i))
+        for (const row of rows) {
+          const fake = exchange.exchanges.get(options.credentialsOf(labels.indexOf(row.label)).apiKey)
+          if (fake === undefined) return false
+          if (row.funding.bills !== (yield* fake.bills("funding")).length) return false
+          if (row.spot.bills !== (yield* fake.bills("spot")).length) return false
+          if (covered && (row.funding.coveredTo === null || row.spot.coveredTo === null)) return false
+        }
+        return rows.length === options.accounts
+      }).pipe(Effect.provide(database), Effect.orDie)
+    return { db, now, exchange, database, current }
+  })
+
+/** The fleet `seededFleet` makes, for the lifetime of the scope. */
+export type SeededFleet = Effect.Effect.Success<ReturnType<typeof seededFleet>>
