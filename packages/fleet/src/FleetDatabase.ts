@@ -13,6 +13,7 @@ import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
 import { FleetAccounts } from "./FleetAccounts.js"
 import { FleetNeedsPostgres, FleetUnavailable } from "./FleetErrors.js"
+import * as OneAtATime from "./internal/oneAtATime.js"
 
 /**
  * The fleet's database from `--db`: a PostgreSQL URL (its password in `PGPASSWORD`), or the
@@ -70,4 +71,15 @@ export const accounts = (
 export const layer = (
   db: string
 ): Layer.Layer<FleetAccounts | BillsStore | SqlClient.SqlClient, FleetUnavailable | FleetNeedsPostgres | StoreError> =>
-  Layer.provideMerge(accounts(db), sql(db))
+  Layer.provideMerge(
+    // A command beside runners that start on a fresh database takes its turn to set it up.
+    Layer.unwrapEffect(
+      Effect.map(postgres(db), (target) =>
+        OneAtATime.around(
+          accounts(db),
+          (error) => new FleetUnavailable({ target: target.display, reason: error.message })
+        )
+      )
+    ),
+    sql(db)
+  )

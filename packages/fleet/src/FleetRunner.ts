@@ -30,10 +30,11 @@ import { AddressBudget } from "./AddressBudget.js"
 import { FleetAccounts } from "./FleetAccounts.js"
 import type { FleetCipher } from "./FleetCipher.js"
 import { AccountEntity, entityIdOf, entityType, PassRequest } from "./FleetEntity.js"
-import type { FleetNeedsPostgres, FleetUnavailable } from "./FleetErrors.js"
+import { type FleetNeedsPostgres, FleetUnavailable } from "./FleetErrors.js"
 import * as FleetDatabase from "./FleetDatabase.js"
 import * as FleetObservability from "./FleetObservability.js"
 import * as DatabaseClock from "./internal/databaseClock.js"
+import * as OneAtATime from "./internal/oneAtATime.js"
 import * as Egress from "./internal/egress.js"
 import * as ReservedInOrder from "./internal/reservedInOrder.js"
 
@@ -341,17 +342,28 @@ export const layer = (
         )
   const addresses = options.localAddresses ?? []
   const accounts = Layer.unwrapScoped(Effect.map(Egress.routes(addresses), (egress) => entityLayer(options, egress)))
-  const runner = Layer.mergeAll(accounts, reconciler(options), observed).pipe(
-    Layer.provide(Layer.orDie(cluster)),
-    Layer.provide(FleetDatabase.accounts(options.db)),
-    Layer.provide(NodeHttpClient.layerUndici)
-  )
-  // The times runners compare (when a pass is due, until when a lease holds) come from one clock.
-  return DatabaseClock.around(runner).pipe(
-    Layer.provide(
-      Layer.effect(SqlClient.SqlClient, Effect.map(SqlClient.SqlClient, ReservedInOrder.make)).pipe(
-        Layer.provide(FleetDatabase.sql(options.db))
+  return Layer.unwrapEffect(
+    Effect.map(FleetDatabase.postgres(options.db), (target) => {
+      /** A failure of the database while the runner sets up, in the driver's own words. */
+      const unavailable = (error: { readonly message: string; readonly cause?: unknown }) =>
+        new FleetUnavailable({
+          target: target.display,
+          reason: error.cause instanceof Error ? `${error.message}: ${error.cause.message}` : error.message
+        })
+      const runner = Layer.mergeAll(accounts, reconciler(options), observed).pipe(
+        Layer.provide(Layer.mapError(cluster, unavailable)),
+        Layer.provide(FleetDatabase.accounts(options.db)),
+        Layer.provide(NodeHttpClient.layerUndici)
       )
-    )
+      // The times runners compare (when a pass is due, until when a lease holds) come from one
+      // clock; runners started together set the database up one after the other.
+      return DatabaseClock.around(OneAtATime.around(runner, unavailable)).pipe(
+        Layer.provide(
+          Layer.effect(SqlClient.SqlClient, Effect.map(SqlClient.SqlClient, ReservedInOrder.make)).pipe(
+            Layer.provide(FleetDatabase.sql(options.db))
+          )
+        )
+      )
+    })
   )
 }

@@ -95,7 +95,9 @@ describe.skipIf(postgresUrl === undefined)("a runner's OpenTelemetry export", ()
     "OTEL_EXPORTER_OTLP_ENDPOINT: traces and metrics over http/json with the headers, and over protobuf under OTEL_SERVICE_NAME",
     () =>
       Effect.gen(function* () {
-        const { db, exchange } = yield* seededFleet({
+        // A fleet of its own for each runner: runners of one fleet share its accounts by a hash
+        // ring, and one of two runners would hold none of two accounts in half the runs.
+        const fleet = seededFleet({
           accounts,
           labelOf,
           credentialsOf,
@@ -104,20 +106,24 @@ describe.skipIf(postgresUrl === undefined)("a runner's OpenTelemetry export", ()
             generate: { seed: 400 + i, funding: 40, spot: 60, startMillis: now - 2 * day, endMillis: now - 60_000 }
           })
         })
+        const [forJson, forProtobuf] = [yield* fleet, yield* fleet]
         const json = yield* scopedReceiver
         const protobuf = yield* scopedReceiver
         const [portJson = 0, portProtobuf = 0] = yield* freePorts(2)
-        const env = { BILLS_FLEET_KEY: testKey, WEEX_BASE_URL: exchange.url }
+        const runner = (name: string, own: typeof forJson, port: number, otel: Record<string, string>) =>
+          scopedBills(name, ["run", "--db", own.db, "--port", String(port), "--interval", "2s"], {
+            BILLS_FLEET_KEY: testKey,
+            WEEX_BASE_URL: own.exchange.url,
+            ...otel
+          })
         const runners = [
-          yield* scopedBills("json", ["run", "--db", db, "--port", String(portJson), "--interval", "2s"], {
-            ...env,
+          yield* runner("json", forJson, portJson, {
             OTEL_EXPORTER_OTLP_ENDPOINT: json.url,
             OTEL_EXPORTER_OTLP_PROTOCOL: "http/json",
             OTEL_EXPORTER_OTLP_HEADERS: `x-collector-token=${encodeURIComponent(token)}`,
             OTEL_RESOURCE_ATTRIBUTES: "deployment.environment=ci"
           }),
-          yield* scopedBills("protobuf", ["run", "--db", db, "--port", String(portProtobuf), "--interval", "2s"], {
-            ...env,
+          yield* runner("protobuf", forProtobuf, portProtobuf, {
             OTEL_EXPORTER_OTLP_ENDPOINT: protobuf.url,
             OTEL_SERVICE_NAME: "bills-fleet-eu"
           })
