@@ -225,6 +225,17 @@ export class AddressBudget extends Context.Tag("@account-bills/fleet/AddressBudg
             Effect.retry(Schedule.exponential(Duration.millis(50)).pipe(Schedule.union(Schedule.spaced("1 second")))),
             Effect.orDie
           )
+        // One waiter of this process at a time asks Redis for a key's grant, the others queue
+        // behind it here: hundreds of passes waiting on one address each asked every few
+        // milliseconds, and the runners spent on asking the CPU that sending needed.
+        const turns = new Map<string, Effect.Semaphore>()
+        const turnOf = (key: string) => {
+          const existing = turns.get(key)
+          if (existing !== undefined) return existing
+          const turn = Effect.unsafeMakeSemaphore(1)
+          turns.set(key, turn)
+          return turn
+        }
         const grant = (key: string, member: string, operation: OperationName) =>
           Effect.gen(function* () {
             let first = true
@@ -261,7 +272,7 @@ export class AddressBudget extends Context.Tag("@account-bills/fleet/AddressBudg
               // instant, and that one frees itself after `hold`.
               return Effect.uninterruptibleMask((restore) =>
                 Effect.zipRight(
-                  restore(grant(key, member, operation)).pipe(
+                  restore(turnOf(key).withPermits(1)(grant(key, member, operation))).pipe(
                     Effect.withSpan("AddressBudget.grant", { attributes: { operation } })
                   ),
                   Effect.onExit(restore(request), (exit) =>
