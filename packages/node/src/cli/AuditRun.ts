@@ -11,6 +11,7 @@ import * as DateTime from "effect/DateTime"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { NodeBillsApi } from "../NodeBillsApi.js"
+import { accountsOf, type ExportAccount } from "./BillFormat.js"
 import { plain } from "./CoinSummary.js"
 import { importStore } from "./StoreModule.js"
 import type { UsageError } from "./UsageError.js"
@@ -42,7 +43,7 @@ export class ChainBroken extends Schema.TaggedError<ChainBroken>("@account-bills
  * @category models
  */
 export interface AuditFlags extends WindowFlags {
-  readonly account: "funding" | "spot" | "all"
+  readonly account: ExportAccount
   /** Read from this store instead of the exchange. */
   readonly db: Option.Option<string>
   /** With `db`: read a partly synced store anyway. */
@@ -144,7 +145,7 @@ export const auditWith = (parsed: AuditFlags) =>
           importStore("audit --db", () => import("./FromStore.js")),
           ({ describeCoverage, fromStore }) =>
             fromStore(db, {
-              kinds: parsed.account === "all" ? ["funding", "spot"] : [parsed.account],
+              kinds: accountsOf(parsed.account),
               window,
               partial: parsed.partial,
               label: Option.getOrUndefined(parsed.label)
