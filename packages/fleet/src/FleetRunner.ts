@@ -7,7 +7,7 @@
  *
  * @since 0.1.0
  */
-import { type BillKind, BillsRateLimiter, type BillsConfigInput } from "@account-bills/core"
+import { BillKind, BillsRateLimiter, type BillsConfigInput } from "@account-bills/core"
 import type { StoreError } from "@account-bills/store"
 import * as Entity from "@effect/cluster/Entity"
 import type * as ShardingConfig from "@effect/cluster/ShardingConfig"
@@ -205,7 +205,8 @@ const entityLayer = (options: FleetRunnerOptions, egress: ReadonlyArray<Egress.E
             if (opened.left._tag === "FleetAccountUnknown") return // removed: its chain ends here
             yield* Effect.logWarning(`pass of ${label}: ${opened.left.message}`)
             // Credentials this runner cannot open show in `status`, not only in its log.
-            yield* Effect.ignore(accounts.record(label, { funding: opened.left.message, spot: opened.left.message }))
+            const unopened = opened.left.message
+            yield* Effect.ignore(accounts.record(label, { funding: unopened, spot: unopened, contract: unopened }))
             const now = yield* Effect.clockWith((clock) => clock.currentTimeMillis)
             return yield* schedule(request.at, now + interval)
           }
@@ -282,10 +283,12 @@ const reconciler = (options: FleetRunnerOptions) =>
                   Effect.logWarning(`cannot schedule a pass of ${account.label}`, cause).pipe(
                     Effect.zipRight(
                       Effect.ignore(
-                        accounts.record(account.label, {
-                          funding: "its pass cannot be scheduled (see the runners' log)",
-                          spot: "its pass cannot be scheduled (see the runners' log)"
-                        })
+                        accounts.record(
+                          account.label,
+                          Object.fromEntries(
+                            BillKind.literals.map((kind) => [kind, "its pass cannot be scheduled (see the runners' log)"])
+                          )
+                        )
                       )
                     )
                   )
