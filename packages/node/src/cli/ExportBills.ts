@@ -112,7 +112,10 @@ export const exportBills = (
 > =>
   Effect.gen(function* () {
     const api = yield* BillsApi
-    const accounts = accountsOf(request.account)
+    // A coin id names a coin of the funding and spot accounts; the futures account names assets
+    // (the ledger leaves it out the same way).
+    const coinOnly = request.account === "all" && request.coinId !== undefined
+    const accounts = accountsOf(request.account).filter((account) => !(coinOnly && account === "contract"))
     const query = {
       ...(request.from === undefined ? {} : { from: request.from }),
       ...(request.to === undefined ? {} : { to: request.to }),
@@ -155,6 +158,9 @@ export const exportBills = (
     const walks = yield* Effect.forEach(accounts, steps)
     const sink = yield* LineSink.open(request.out)
     const progress = yield* makeProgress(accounts, options.live)
+    if (coinOnly) {
+      yield* progress.note("contract: left out, --coin-id names a coin of the funding and spot accounts only")
+    }
     const requestsOf = (step: { readonly account: Account; readonly requests: number }) =>
       typeof options.requests === "function"
         ? options.requests(step.account)

@@ -62,9 +62,9 @@ export const validateExportFlags = (
         reason: `--biz-type ${flags.bizType.value} is not a ${kind}; use one of ${allowed.join(", ")}`
       })
     }
-    if (Option.isSome(flags.coinId) && (flags.account === "contract" || flags.account === "all")) {
+    if (Option.isSome(flags.coinId) && flags.account === "contract") {
       return yield* new UsageError({
-        reason: `--coin-id does not apply to the futures account, whose bills name assets, not coin ids; use it with --account funding or --account spot`
+        reason: "--coin-id does not apply to the futures account, whose bills name assets, not coin ids; use it with --account funding or --account spot"
       })
     }
     if (Option.isSome(flags.label) && Option.isNone(flags.db)) {

@@ -76,6 +76,7 @@ export const runExport = (parsed: ExportFlags) =>
       const { describeCoverage, fromStore } = yield* importStore("export --db", () => import("./FromStore.js"))
       return yield* fromStore(parsed.db.value, {
         kinds: accountsOf(request.account),
+        contractOptional: request.account === "all",
         window: { from: request.from, to: request.to },
         partial: parsed.partial,
         label: Option.getOrUndefined(parsed.label)

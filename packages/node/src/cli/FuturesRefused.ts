@@ -6,9 +6,11 @@
  *
  * @since 0.2.0
  */
-import { BillsApiError } from "@account-bills/core"
+import { BillsApi, BillsApiError } from "@account-bills/core"
 import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
+import * as Stream from "effect/Stream"
 
 /**
  * The futures interface refused the key; the process exits with 1, as for the exchange's other
@@ -71,3 +73,26 @@ export const skippedLine = (refused: FuturesRefused): string =>
  */
 export const refusalAsFuturesRefused = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E | FuturesRefused, R> =>
   Effect.catchAll(effect, (error) => Effect.fail(futuresRefusal(error) ?? error))
+
+/**
+ * The `BillsApi` in context, except that a contract stream the futures interface refuses ends
+ * empty after `onRefused` (once per walk): for a read of all accounts that goes on with the other
+ * two, as `bills audit --account all` does.
+ *
+ * @since 0.2.0
+ * @category layers
+ */
+export const skipRefusedContract = (
+  onRefused: (refused: FuturesRefused) => Effect.Effect<void>
+): Layer.Layer<BillsApi, never, BillsApi> =>
+  Layer.effect(
+    BillsApi,
+    Effect.map(BillsApi, (api) => ({
+      ...api,
+      streamContractBills: (query) =>
+        Stream.catchAll(api.streamContractBills(query), (error) => {
+          const refused = futuresRefusal(error)
+          return refused === undefined ? Stream.fail(error) : Stream.drain(Stream.fromEffect(onRefused(refused)))
+        })
+    }))
+  )
