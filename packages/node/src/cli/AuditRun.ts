@@ -138,8 +138,19 @@ export const runAudit = (query: Ledger.LedgerQuery, covered: ReadonlyArray<strin
  * @category commands
  */
 export const auditWith = (parsed: AuditFlags) =>
-  Effect.flatMap(validateWindow(parsed), (window) => {
+  Effect.gen(function* () {
+    const window = yield* validateWindow(parsed)
     const query = auditQuery(parsed, window)
+    if (Option.isSome(parsed.db)) {
+      const { describeCoverage, fromStore } = yield* importStore("audit --db", () => import("./FromStore.js"))
+      return yield* fromStore(parsed.db.value, {
+        kinds: accountsOf(parsed.account),
+        contractOptional: parsed.account === "all",
+        window,
+        partial: parsed.partial,
+        label: Option.getOrUndefined(parsed.label)
+      })((coverage) => runAudit(query, coverage.map(describeCoverage)))
+    }
     // All accounts: a key the futures interface refuses is said in one line, and the audit goes
     // on with the other two. The futures account alone: the refusal is the audit's failure.
     const api =
@@ -148,19 +159,5 @@ export const auditWith = (parsed: AuditFlags) =>
             Layer.provide(NodeBillsApi.layerConfig())
           )
         : NodeBillsApi.layerConfig()
-    return Option.match(parsed.db, {
-      onNone: () => runAudit(query).pipe(refusalAsFuturesRefused, Effect.provide(api)),
-      onSome: (db) =>
-        Effect.flatMap(
-          importStore("audit --db", () => import("./FromStore.js")),
-          ({ describeCoverage, fromStore }) =>
-            fromStore(db, {
-              kinds: accountsOf(parsed.account),
-              contractOptional: parsed.account === "all",
-              window,
-              partial: parsed.partial,
-              label: Option.getOrUndefined(parsed.label)
-            })((coverage) => runAudit(query, coverage.map(describeCoverage)))
-        )
-    })
+    return yield* runAudit(query).pipe(refusalAsFuturesRefused, Effect.provide(api))
   })
