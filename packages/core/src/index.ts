@@ -20,6 +20,10 @@ export * as Amount from "./Amount.js"
 export {
   BillId,
   type BizTypeOf,
+  ContractBill,
+  ContractBillFromWire,
+  ContractBillsData,
+  ContractBillsPage,
   CTime,
   FundingBill,
   FundingBillFromWire,
@@ -62,28 +66,34 @@ export {
   InvalidParams
 } from "./Errors.js"
 /**
- * The ledger of both accounts and its audit.
+ * The ledger of the three accounts and its audit.
  *
  * @since 0.1.0
  * @category modules
  */
 export * as Ledger from "./Ledger.js"
 export {
+  type ContractIncomeType,
+  contractIncomeTypes,
+  contractMaxSpanMillis,
   type FundingBizType,
   fundingBizTypes,
   isFundingBizType,
   isSpotBizType,
   maxPageSize,
   type OperationName,
+  operationOf,
   type SpotBizType,
   spotBizTypes
 } from "./Operation.js"
 export { ListOrder } from "./ListOrder.js"
 export {
+  ContractBillsParams,
   FundingBillsParams,
   SpotBillsParams,
   TimeBound,
   type TimeInput,
+  type ValidContractBillsParams,
   type ValidFundingBillsParams,
   type ValidSpotBillsParams
 } from "./Params.js"
@@ -96,6 +106,9 @@ export {
 export * as Signature from "./Signature.js"
 export { type Credentials, credentialsConfig, type RequestToSign, Signer, type SignerShape } from "./Signer.js"
 export {
+  type ContractBillsQuery,
+  ContractCursor,
+  type ContractPage,
   defaultConcurrency,
   FundingCursor,
   type FundingBillsQuery,

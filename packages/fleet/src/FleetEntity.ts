@@ -28,7 +28,7 @@ export class PassRequest extends Schema.Class<PassRequest>("@account-bills/fleet
   at: Schema.Number,
   label: Schema.optional(Schema.String),
   /**
-   * The kinds this pass walks; both when absent. A pass that goes on with walks stopped at the
+   * The kinds this pass walks; all three when absent. A pass that goes on with walks stopped at the
    * page bound walks only those: a kind already current would spend a request to find nothing.
    */
   kinds: Schema.optional(Schema.Array(BillKind))

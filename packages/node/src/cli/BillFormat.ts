@@ -17,7 +17,7 @@ import * as DateTime from "effect/DateTime"
 export type ExportFormat = "ndjson" | "csv"
 
 /**
- * Accounts the exchange keeps bills for.
+ * Accounts the exchange keeps bills for: funding, spot and (since 0.2.0) the futures account.
  *
  * @since 0.1.0
  * @category models
