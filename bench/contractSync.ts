@@ -46,7 +46,10 @@ const measure = (apiVersion: "v2" | "v3", concurrency: number | undefined, bills
     )
     const account = StoreAccount.make(credentials.apiKey, "bench")
     const requests = Effect.map(server.exchange.stats, (stats) => stats.contractBills.requests)
-    const sync = Sync.run({ account, kinds: ["contract"], concurrency }).pipe(Effect.provide(api), Effect.provide(store))
+    const sync = Sync.run({ account, kinds: ["contract"], concurrency }).pipe(
+      Effect.provide(api),
+      Effect.provide(store)
+    )
     const [first] = yield* sync
     const afterFirst = yield* requests
     yield* sync

@@ -580,7 +580,13 @@ const contract = async () => {
     if (r.kept !== r.bills) failures.push(`contract sync ${label}: ${r.kept} bills kept, expected ${r.bills}`)
     if (r.rateLimited > 0) failures.push(`contract sync ${label}: ${r.rateLimited} requests answered 429`)
     const per100 = (r.firstRequests * 100) / Math.max(r.kept, 1)
-    row(store, `${label}: first sync, requests per 100 bills kept (${r.firstRequests} for ${r.kept})`, fmt(per100, 3), "<= 1.05", per100 <= 1.05)
+    row(
+      store,
+      `${label}: first sync, requests per 100 bills kept (${r.firstRequests} for ${r.kept})`,
+      fmt(per100, 3),
+      "<= 1.05",
+      per100 <= 1.05
+    )
     row(store, `${label}: the next sync with nothing new, requests`, String(r.idleRequests), "1", r.idleRequests === 1)
   }
 }

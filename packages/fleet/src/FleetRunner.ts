@@ -286,7 +286,10 @@ const reconciler = (options: FleetRunnerOptions) =>
                         accounts.record(
                           account.label,
                           Object.fromEntries(
-                            BillKind.literals.map((kind) => [kind, "its pass cannot be scheduled (see the runners' log)"])
+                            BillKind.literals.map((kind) => [
+                              kind,
+                              "its pass cannot be scheduled (see the runners' log)"
+                            ])
                           )
                         )
                       )

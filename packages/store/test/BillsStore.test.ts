@@ -114,9 +114,9 @@ for (const engine of engines) {
         expect((yield* store.contractPage(account.id, { coinName: "BTC", limit: 10 })).map((b) => b.billId)).toEqual([
           "10"
         ])
-        expect((yield* store.contractPage(account.id, { symbol: "cmt_ethusdt", limit: 10 })).map((b) => b.billId)).toEqual([
-          "10"
-        ])
+        expect(
+          (yield* store.contractPage(account.id, { symbol: "cmt_ethusdt", limit: 10 })).map((b) => b.billId)
+        ).toEqual(["10"])
         expect(
           (yield* store.contractPage(account.id, { bizType: "position_funding", limit: 10 })).map((b) => b.billId)
         ).toEqual(["9"])

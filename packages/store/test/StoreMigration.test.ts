@@ -97,47 +97,49 @@ const writeVersion2 = (target: StoreTarget.StoreTarget) =>
 
 for (const engine of engines) {
   describe(`store migration on ${engine.name}`, () => {
-    it.effect("a version-2 store opens migrated, with every bill, cursor and window it held, and takes contract bills", () =>
-      Effect.gen(function* () {
-        yield* TestClock.setTime(now)
-        const target = yield* engine.fresh
-        yield* writeVersion2(target)
-        yield* Effect.gen(function* () {
-          const store = yield* BillsStore
-          expect(yield* store.accounts).toEqual([{ id: account.id, fingerprint: account.fingerprint, label: "old" }])
-          const funding = yield* store.fundingPage(account.id, { pageIndex: 1, pageSize: 10 })
-          expect(funding.items).toEqual([Schema.decodeUnknownSync(FundingBillFromWire)(fundingRecord)])
-          expect(funding.items[0]?.raw).toEqual(fundingRecord)
-          const spot = yield* store.spotPage(account.id, { limit: 10 })
-          expect(spot).toEqual([Schema.decodeUnknownSync(SpotBillFromWire)(spotRecord)])
-          expect(yield* store.state(account.id, "funding")).toEqual({
-            covered: { from: 0, to: 1700000001000 },
-            agedOut: [{ from: 5, to: 9 }],
-            cursor: undefined,
-            order: "oldest-first"
-          })
-          expect(yield* store.state(account.id, "spot")).toMatchObject({ cursor: '{"walk":"in progress"}' })
-          // The futures account starts empty and unfinished, and keeps its bills beside the others.
-          expect(yield* store.coverage(account.id, "contract")).toMatchObject({ coveredTo: null, bills: 0 })
-          yield* store.acquireLease(account.id, "contract", "A", 30_000)
-          const bill = contractWire("736825748291061727", 1700000000500)
-          expect(
-            yield* store.commitPage({
-              account: account.id,
-              kind: "contract",
-              owner: "A",
-              leaseMillis: 30_000,
-              bills: [bill],
-              cursor: "{}",
-              finished: { from: 0, to: 1700000001000 },
-              order: undefined
+    it.effect(
+      "a version-2 store opens migrated, with every bill, cursor and window it held, and takes contract bills",
+      () =>
+        Effect.gen(function* () {
+          yield* TestClock.setTime(now)
+          const target = yield* engine.fresh
+          yield* writeVersion2(target)
+          yield* Effect.gen(function* () {
+            const store = yield* BillsStore
+            expect(yield* store.accounts).toEqual([{ id: account.id, fingerprint: account.fingerprint, label: "old" }])
+            const funding = yield* store.fundingPage(account.id, { pageIndex: 1, pageSize: 10 })
+            expect(funding.items).toEqual([Schema.decodeUnknownSync(FundingBillFromWire)(fundingRecord)])
+            expect(funding.items[0]?.raw).toEqual(fundingRecord)
+            const spot = yield* store.spotPage(account.id, { limit: 10 })
+            expect(spot).toEqual([Schema.decodeUnknownSync(SpotBillFromWire)(spotRecord)])
+            expect(yield* store.state(account.id, "funding")).toEqual({
+              covered: { from: 0, to: 1700000001000 },
+              agedOut: [{ from: 5, to: 9 }],
+              cursor: undefined,
+              order: "oldest-first"
             })
-          ).toBe(1)
-          expect(yield* store.count(account.id, "contract")).toBe(1)
-          expect(yield* store.count(account.id, "spot")).toBe(1)
-          expect(yield* store.count(account.id, "funding")).toBe(1)
-        }).pipe(Effect.provide(StoreLayer.forTarget(target, { create: false })))
-      })
+            expect(yield* store.state(account.id, "spot")).toMatchObject({ cursor: '{"walk":"in progress"}' })
+            // The futures account starts empty and unfinished, and keeps its bills beside the others.
+            expect(yield* store.coverage(account.id, "contract")).toMatchObject({ coveredTo: null, bills: 0 })
+            yield* store.acquireLease(account.id, "contract", "A", 30_000)
+            const bill = contractWire("736825748291061727", 1700000000500)
+            expect(
+              yield* store.commitPage({
+                account: account.id,
+                kind: "contract",
+                owner: "A",
+                leaseMillis: 30_000,
+                bills: [bill],
+                cursor: "{}",
+                finished: { from: 0, to: 1700000001000 },
+                order: undefined
+              })
+            ).toBe(1)
+            expect(yield* store.count(account.id, "contract")).toBe(1)
+            expect(yield* store.count(account.id, "spot")).toBe(1)
+            expect(yield* store.count(account.id, "funding")).toBe(1)
+          }).pipe(Effect.provide(StoreLayer.forTarget(target, { create: false })))
+        })
     )
   })
 }

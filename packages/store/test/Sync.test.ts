@@ -62,7 +62,11 @@ const sorted = (lines: ReadonlyArray<string>) => [...lines].sort()
 
 const requestsOf = Effect.gen(function* () {
   const stats = yield* (yield* FakeExchange).stats
-  return { funding: stats.fundingBills.requests, spot: stats.spotBills.requests, contract: stats.contractBills.requests }
+  return {
+    funding: stats.fundingBills.requests,
+    spot: stats.spotBills.requests,
+    contract: stats.contractBills.requests
+  }
 })
 
 for (const engine of engines) {

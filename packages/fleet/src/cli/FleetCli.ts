@@ -157,7 +157,14 @@ const statusLines = (
       ? ""
       : `, ${dead.length} stopped heartbeating (${dead.map((runner) => `${runner.address} ${span(runner.heartbeatAgeMillis)} ago`).join(", ")})`)
   const table = [
-    ["account", ...BillKind.literals.flatMap((kind) => [kind, "to", "lag"]), "last pass", "next pass", "owner", "error"],
+    [
+      "account",
+      ...BillKind.literals.flatMap((kind) => [kind, "to", "lag"]),
+      "last pass",
+      "next pass",
+      "owner",
+      "error"
+    ],
     ...rows.map((row) => [
       row.label,
       ...BillKind.literals.flatMap((kind) => [

@@ -155,9 +155,9 @@ export const auditWith = (parsed: AuditFlags) =>
     // on with the other two. The futures account alone: the refusal is the audit's failure.
     const api =
       parsed.account === "all"
-        ? skipRefusedContract((refused) => Effect.sync(() => void process.stderr.write(`${skippedLine(refused)}\n`))).pipe(
-            Layer.provide(NodeBillsApi.layerConfig())
-          )
+        ? skipRefusedContract((refused) =>
+            Effect.sync(() => void process.stderr.write(`${skippedLine(refused)}\n`))
+          ).pipe(Layer.provide(NodeBillsApi.layerConfig()))
         : NodeBillsApi.layerConfig()
     return yield* runAudit(query).pipe(refusalAsFuturesRefused, Effect.provide(api))
   })

@@ -105,11 +105,7 @@ export const exportBills = (
     readonly live: boolean
     readonly requests: Effect.Effect<number> | ((account: Account) => Effect.Effect<number>)
   }
-): Effect.Effect<
-  ExportSummary,
-  BillsError | FuturesRefused | LineSink.OutputError | LineSink.OutputClosed,
-  BillsApi
-> =>
+): Effect.Effect<ExportSummary, BillsError | FuturesRefused | LineSink.OutputError | LineSink.OutputClosed, BillsApi> =>
   Effect.gen(function* () {
     const api = yield* BillsApi
     // A coin id names a coin of the funding and spot accounts; the futures account names assets
@@ -187,13 +183,18 @@ export const exportBills = (
     // With all accounts, a key the futures interface refuses ends the contract walk with one
     // line; the other walks go on. Alone, the refusal is the export's failure.
     const refusable = (account: Account, walk: Stream.Stream<Step, BillsError>) =>
-      Stream.catchAll(walk, (error): Stream.Stream<Step | { readonly account: Account; readonly refused: true }, BillsError | FuturesRefused> => {
-        const refused = futuresRefusal(error)
-        if (refused === undefined) return Stream.fail(error)
-        if (!tagged) return Stream.fail(refused)
-        contractRefused = refused
-        return Stream.succeed({ account, refused: true } as const)
-      })
+      Stream.catchAll(
+        walk,
+        (
+          error
+        ): Stream.Stream<Step | { readonly account: Account; readonly refused: true }, BillsError | FuturesRefused> => {
+          const refused = futuresRefusal(error)
+          if (refused === undefined) return Stream.fail(error)
+          if (!tagged) return Stream.fail(refused)
+          contractRefused = refused
+          return Stream.succeed({ account, refused: true } as const)
+        }
+      )
     // Each walk ends with a mark, so an account's summary line comes when that account is done.
     const marked = walks.map((walk, i) =>
       Stream.concat(
@@ -203,7 +204,10 @@ export const exportBills = (
     )
     // Walks under separate limits run side by side; each page is written whole, so lines never
     // interleave. One walk is consumed directly: nothing is read ahead of the writer.
-    const merged = marked.length === 1 ? (marked[0] as (typeof marked)[number]) : Stream.mergeAll(marked, { concurrency: "unbounded" })
+    const merged =
+      marked.length === 1
+        ? (marked[0] as (typeof marked)[number])
+        : Stream.mergeAll(marked, { concurrency: "unbounded" })
     yield* sink.write(header(request.format, request.account))
     yield* Stream.runForEach(merged, (step) =>
       "refused" in step
@@ -213,25 +217,25 @@ export const exportBills = (
             ? Effect.void
             : finish(step.account)
           : Effect.gen(function* () {
-            yield* sink.write(
-              step.bills
-                .map((bill) =>
-                  tagged ? taggedLine(request.format, step.account, bill) : line(request.format, step.account, bill)
-                )
-                .join("")
-            )
-            const counts = countsOf(step.account)
-            counts.bills += step.bills.length
-            counts.pages += 1
-            counts.tally.add(step.bills)
-            counts.requests = yield* requestsOf(step)
-            counts.reached = step.reached ?? counts.reached
-            if (step.servedFrom !== undefined && counts.servedFrom === undefined) {
-              counts.servedFrom = step.servedFrom
-              yield* progress.note(servedFromNote(step.account, step.servedFrom))
-            }
-            yield* progress.update(step.account, { ...counts, share: step.share })
-          })
+              yield* sink.write(
+                step.bills
+                  .map((bill) =>
+                    tagged ? taggedLine(request.format, step.account, bill) : line(request.format, step.account, bill)
+                  )
+                  .join("")
+              )
+              const counts = countsOf(step.account)
+              counts.bills += step.bills.length
+              counts.pages += 1
+              counts.tally.add(step.bills)
+              counts.requests = yield* requestsOf(step)
+              counts.reached = step.reached ?? counts.reached
+              if (step.servedFrom !== undefined && counts.servedFrom === undefined) {
+                counts.servedFrom = step.servedFrom
+                yield* progress.note(servedFromNote(step.account, step.servedFrom))
+              }
+              yield* progress.update(step.account, { ...counts, share: step.share })
+            })
     ).pipe(Effect.onInterrupt(() => progress.interrupted(interruptedLine, interruptedHint)))
     summaries.sort((a, b) => accounts.indexOf(a.account) - accounts.indexOf(b.account))
     return {

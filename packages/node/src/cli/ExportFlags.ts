@@ -54,7 +54,9 @@ export const validateExportFlags = (
     // With all accounts, a filter must mean the same on each, or a part would be refused.
     const allowed: ReadonlyArray<string> =
       flags.account === "all"
-        ? fundingBizTypes.filter((bizType) => bizTypesOf.spot.includes(bizType) && bizTypesOf.contract.includes(bizType))
+        ? fundingBizTypes.filter(
+            (bizType) => bizTypesOf.spot.includes(bizType) && bizTypesOf.contract.includes(bizType)
+          )
         : bizTypesOf[flags.account]
     if (Option.isSome(flags.bizType) && !allowed.includes(flags.bizType.value)) {
       const kind = flags.account === "all" ? "bizType of all three accounts" : `${flags.account} bizType`
@@ -64,7 +66,8 @@ export const validateExportFlags = (
     }
     if (Option.isSome(flags.coinId) && flags.account === "contract") {
       return yield* new UsageError({
-        reason: "--coin-id does not apply to the futures account, whose bills name assets, not coin ids; use it with --account funding or --account spot"
+        reason:
+          "--coin-id does not apply to the futures account, whose bills name assets, not coin ids; use it with --account funding or --account spot"
       })
     }
     if (Option.isSome(flags.label) && Option.isNone(flags.db)) {

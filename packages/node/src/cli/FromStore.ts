@@ -122,10 +122,14 @@ export const fromStore =
         const store = yield* BillsStore
         const account = yield* StoreBillsApi.resolveAccount({ apiKey, label: read.label })
         const coverage = yield* Effect.forEach(read.kinds, (kind) => store.coverage(account, kind))
-        const skipped = coverage.filter((kind) => read.contractOptional === true && kind.kind === "contract" && neverSynced(kind))
+        const skipped = coverage.filter(
+          (kind) => read.contractOptional === true && kind.kind === "contract" && neverSynced(kind)
+        )
         if (skipped.length > 0) {
           yield* Effect.sync(() =>
-            process.stderr.write("contract: the store holds no futures account bills (no sync of it has run); reading funding and spot\n")
+            process.stderr.write(
+              "contract: the store holds no futures account bills (no sync of it has run); reading funding and spot\n"
+            )
           )
         }
         const unfinished = coverage.filter((kind) => !skipped.includes(kind) && !readsWhole(kind, read.window))

@@ -71,7 +71,9 @@ export const skippedLine = (refused: FuturesRefused): string =>
  * @since 0.2.0
  * @category combinators
  */
-export const refusalAsFuturesRefused = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E | FuturesRefused, R> =>
+export const refusalAsFuturesRefused = <A, E, R>(
+  effect: Effect.Effect<A, E, R>
+): Effect.Effect<A, E | FuturesRefused, R> =>
   Effect.catchAll(effect, (error) => Effect.fail(futuresRefusal(error) ?? error))
 
 /**

@@ -90,30 +90,32 @@ export const runSync = (parsed: SyncFlags) =>
     // in one line and the other two are kept; with the futures account alone, it fails.
     const syncKind = (kind: Account) =>
       Sync.run({
-      account,
-      kinds: [kind],
-      from: Option.getOrUndefined(parsed.from),
-      overlap: Duration.seconds(parsed.overlap),
-      onPage: (committed) =>
-        Effect.suspend(() => {
-          const state = stateOf(committed.kind)
-          state.committed = committed.pages
-          state.added = committed.added
-          return progress.update(committed.kind, {
-            bills: committed.added,
-            pages: committed.pages,
-            requests: committed.requests,
-            share: state.progress.share,
-            reached: state.progress.reached
+        account,
+        kinds: [kind],
+        from: Option.getOrUndefined(parsed.from),
+        overlap: Duration.seconds(parsed.overlap),
+        onPage: (committed) =>
+          Effect.suspend(() => {
+            const state = stateOf(committed.kind)
+            state.committed = committed.pages
+            state.added = committed.added
+            return progress.update(committed.kind, {
+              bills: committed.added,
+              pages: committed.pages,
+              requests: committed.requests,
+              share: state.progress.share,
+              reached: state.progress.reached
+            })
           })
-        })
-    }).pipe(refusalAsFuturesRefused)
-    const summaries = yield* Effect.forEach(kinds, (kind) =>
-      parsed.account === "all" && kind === "contract"
-        ? Effect.catchTag(syncKind(kind), "FuturesRefused", (refused) =>
-            Effect.as(progress.end(kind, skippedLine(refused)), [])
-          )
-        : syncKind(kind),
+      }).pipe(refusalAsFuturesRefused)
+    const summaries = yield* Effect.forEach(
+      kinds,
+      (kind) =>
+        parsed.account === "all" && kind === "contract"
+          ? Effect.catchTag(syncKind(kind), "FuturesRefused", (refused) =>
+              Effect.as(progress.end(kind, skippedLine(refused)), [])
+            )
+          : syncKind(kind),
       { concurrency: "unbounded" }
     ).pipe(
       Effect.map((each) => each.flat()),

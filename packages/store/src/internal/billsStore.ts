@@ -118,7 +118,9 @@ export const make = (
             const added =
               page.kind === "contract"
                 ? yield* bills.insertContract(
-                    (page.bills as ReadonlyArray<ContractBill>).map((bill) => BillQueries.toContractRow(page.account, bill))
+                    (page.bills as ReadonlyArray<ContractBill>).map((bill) =>
+                      BillQueries.toContractRow(page.account, bill)
+                    )
                   )
                 : yield* bills.insert(
                     (page.bills as ReadonlyArray<FundingBill | SpotBill>).map((bill) =>

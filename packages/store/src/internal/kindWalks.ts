@@ -67,11 +67,7 @@ const windowOrder = (page: SpotPage | ContractPage): ListOrder | undefined =>
   page.cursor.order === "unknown" ? undefined : page.cursor.order
 
 /** A kind's walk from its cursor schema, its stream and its order rule. */
-const kindWalk = <
-  C extends WalkPage["cursor"],
-  I,
-  P extends { readonly bills: WalkPage["bills"]; readonly cursor: C }
->(
+const kindWalk = <C extends WalkPage["cursor"], I, P extends { readonly bills: WalkPage["bills"]; readonly cursor: C }>(
   cursorSchema: Schema.Schema<C, I>,
   stream: (
     api: typeof BillsApi.Service,
