@@ -5,10 +5,7 @@
  * filled the way version 2 wrote its rows, on SQLite and PostgreSQL.
  */
 import { FundingBillFromWire, SpotBillFromWire } from "@account-bills/core"
-import * as Reactivity from "@effect/experimental/Reactivity"
-import * as LibsqlClient from "@effect/sql-libsql/LibsqlClient"
 import * as Migrator from "@effect/sql/Migrator"
-import * as PgClient from "@effect/sql-pg/PgClient"
 import * as SqlClient from "@effect/sql/SqlClient"
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
@@ -22,6 +19,7 @@ import * as StoreLayer from "../src/StoreLayer.js"
 import type * as StoreTarget from "../src/StoreTarget.js"
 import { contractWire } from "./support/contractWire.js"
 import { engines } from "./support/engines.js"
+import { withRaw } from "./support/rawClient.js"
 
 const now = Date.UTC(2025, 4, 1)
 const account = StoreAccount.make(Redacted.make("migration-test-key"), "old")
@@ -50,17 +48,6 @@ const spotRecord = {
   fees: "0",
   cTime: "1700000000999"
 }
-
-/** Runs `f` with a raw client on the target's database, as version 2 of the store would. */
-const withRaw = <A>(target: StoreTarget.StoreTarget, f: (sql: SqlClient.SqlClient) => Effect.Effect<A, unknown>) =>
-  Effect.orDie(
-    Effect.flatMap(
-      target._tag === "Sqlite"
-        ? Effect.map(LibsqlClient.make({ url: `file:${target.path}` }), (client): SqlClient.SqlClient => client)
-        : Effect.map(PgClient.make({ url: Redacted.make(target.url) }), (client): SqlClient.SqlClient => client),
-      f
-    )
-  ).pipe(Effect.scoped, Effect.provide(Reactivity.layer))
 
 /** A store as version 2 left it: its two migrations, an account, a bill of each kind, a walk in progress. */
 const writeVersion2 = (target: StoreTarget.StoreTarget) =>

@@ -107,25 +107,18 @@ export type Listing = typeof Listing.Type
 export const make = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
 
-  /** Inserts the rows, dropping those whose key is held already; one row back per new bill. */
-  const insert = SqlSchema.findAll({
-    Request: Schema.Array(BillRow),
-    Result: Schema.Struct({ bill_id: Schema.String }),
-    execute: (rows) =>
-      rows.length === 0
-        ? Effect.succeed([])
-        : sql`INSERT INTO ab_bills ${sql.insert(rows)} ON CONFLICT DO NOTHING RETURNING bill_id`
-  })
-
-  /** Inserts contract rows as `insert` does bill rows. */
-  const insertContract = SqlSchema.findAll({
-    Request: Schema.Array(ContractBillRow),
-    Result: Schema.Struct({ bill_id: Schema.String }),
-    execute: (rows) =>
-      rows.length === 0
-        ? Effect.succeed([])
-        : sql`INSERT INTO ab_contract_bills ${sql.insert(rows)} ON CONFLICT DO NOTHING RETURNING bill_id`
-  })
+  /** Inserts rows into `table`, dropping those whose key is held already; one row back per new bill. */
+  const inserting = <Row extends Record<string, unknown>>(table: string, row: Schema.Schema<Row>) =>
+    SqlSchema.findAll({
+      Request: Schema.Array(row),
+      Result: Schema.Struct({ bill_id: Schema.String }),
+      execute: (rows) =>
+        rows.length === 0
+          ? Effect.succeed([])
+          : sql`INSERT INTO ${sql(table)} ${sql.insert(rows)} ON CONFLICT DO NOTHING RETURNING bill_id`
+    })
+  const insert = inserting("ab_bills", BillRow)
+  const insertContract = inserting("ab_contract_bills", ContractBillRow)
 
   /** The contract bills sit in a table of their own, with no kind column (see migrations.ts). */
   const table = (kind: typeof Kind.Type) => (kind === "contract" ? sql`ab_contract_bills` : sql`ab_bills`)
