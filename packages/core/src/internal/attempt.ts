@@ -19,6 +19,7 @@ import { BillsApiError, BillsDecodeError, type BillsError, BillsTransportError }
 import type { OperationName } from "../Operation.js"
 import type { SignerShape } from "../Signer.js"
 import type { Answer, CallName, EnvelopeInterpreter } from "./envelope.js"
+import { exactNumbers } from "./exactNumbers.js"
 
 /** Sends a request and returns the interpreted answer. */
 export type Send = (
@@ -37,7 +38,8 @@ export const makeSend =
       Effect.flatMap((response) =>
         Effect.map(response.text, (text) => ({
           status: response.status,
-          text,
+          // The futures interface sends ids above 2^53 as bare numbers: keep their digits.
+          text: operation === "contractBills" ? exactNumbers(text) : text,
           retryAfter: response.headers["retry-after"]
         }))
       ),

@@ -1,12 +1,13 @@
 /**
  * The bills of one account, kept in the canonical (cTime, billId) order so that a query costs a
- * binary search plus the page it returns, even over a million bills. Filtered views (by coinId
- * and/or bizType) are built on first use and kept up to date by appends at the end.
+ * binary search plus the page it returns, even over a million bills. Filtered views (by coinId,
+ * bizType, and for contract bills asset and symbol) are built on first use and kept up to date by
+ * appends at the end.
  *
  * @since 0.1.0
  */
 import type { ListOrder } from "../ListOrder.js"
-import { compareWireBills, type WireBill } from "./WireBill.js"
+import { type BookBill, compareWireBills } from "./WireBill.js"
 
 /**
  * Which way records come back: the interface does not say, so the fake can do either.
@@ -33,6 +34,10 @@ export type Bounds = "inclusive" | "exclusive"
 export interface BillQuery {
   readonly coinId?: number | undefined
   readonly bizType?: string | undefined
+  /** The asset, for contract bills (since 0.2.0). */
+  readonly coinName?: string | undefined
+  /** The contract, for contract bills (since 0.2.0). */
+  readonly symbol?: string | undefined
   /** Epoch ms. */
   readonly start?: number | undefined
   /** Epoch ms. */
@@ -57,7 +62,7 @@ export interface BillSlice<B> {
  * @since 0.1.0
  * @category models
  */
-export interface BillBook<B extends WireBill> {
+export interface BillBook<B extends BookBill> {
   readonly size: () => number
   /** All bills, oldest first; do not mutate. */
   readonly all: () => ReadonlyArray<B>
@@ -86,8 +91,13 @@ const bound = (times: ReadonlyArray<number>, t: number, strict: boolean): number
   return lo
 }
 
-const viewKey = (coinId: number | undefined, bizType: string | undefined): string =>
-  `${coinId ?? "*"}|${bizType ?? "*"}`
+/** The filters of a view: what a query selects besides its window. */
+type Filter = Pick<BillQuery, "coinId" | "bizType" | "coinName" | "symbol">
+
+const viewKey = (filter: Filter): string =>
+  JSON.stringify([filter.coinId ?? null, filter.bizType ?? null, filter.coinName ?? null, filter.symbol ?? null])
+
+const unfiltered = viewKey({})
 
 /**
  * Creates a book; `initial` may be in any order.
@@ -95,25 +105,31 @@ const viewKey = (coinId: number | undefined, bizType: string | undefined): strin
  * @since 0.1.0
  * @category constructors
  */
-export const make = <B extends WireBill>(initial: ReadonlyArray<B>): BillBook<B> => {
+export const make = <B extends BookBill>(initial: ReadonlyArray<B>): BillBook<B> => {
   const sorted = isSorted(initial) ? initial.slice() : initial.slice().sort(compareWireBills)
   const base: View<B> = { bills: sorted, times: sorted.map((b) => Number(b.cTime)) }
-  const views = new Map<
-    string,
-    { readonly coinId: number | undefined; readonly bizType: string | undefined; readonly view: View<B> }
-  >()
-  views.set(viewKey(undefined, undefined), { coinId: undefined, bizType: undefined, view: base })
+  const views = new Map<string, { readonly filter: Filter; readonly view: View<B> }>()
+  views.set(unfiltered, { filter: {}, view: base })
 
-  const matches = (bill: B, coinId: number | undefined, bizType: string | undefined): boolean =>
-    (coinId === undefined || bill.coinId === coinId) && (bizType === undefined || bill.bizType === bizType)
+  const matches = (bill: B, filter: Filter): boolean =>
+    (filter.coinId === undefined || bill.coinId === filter.coinId) &&
+    (filter.bizType === undefined || bill.bizType === filter.bizType) &&
+    (filter.coinName === undefined || bill.coinName === filter.coinName) &&
+    (filter.symbol === undefined || bill.symbol === filter.symbol)
 
-  const viewOf = (coinId: number | undefined, bizType: string | undefined): View<B> => {
-    const key = viewKey(coinId, bizType)
+  const viewOf = (query: Filter): View<B> => {
+    const filter: Filter = {
+      coinId: query.coinId,
+      bizType: query.bizType,
+      coinName: query.coinName,
+      symbol: query.symbol
+    }
+    const key = viewKey(filter)
     const cached = views.get(key)
     if (cached !== undefined) return cached.view
-    const bills = base.bills.filter((b) => matches(b, coinId, bizType))
+    const bills = base.bills.filter((b) => matches(b, filter))
     const view: View<B> = { bills, times: bills.map((b) => Number(b.cTime)) }
-    views.set(key, { coinId, bizType, view })
+    views.set(key, { filter, view })
     return view
   }
 
@@ -122,8 +138,8 @@ export const make = <B extends WireBill>(initial: ReadonlyArray<B>): BillBook<B>
       const time = Number(bill.cTime)
       const last = base.bills[base.bills.length - 1]
       if (last === undefined || compareWireBills(last, bill) <= 0) {
-        for (const { coinId, bizType, view } of views.values()) {
-          if (matches(bill, coinId, bizType)) {
+        for (const { filter, view } of views.values()) {
+          if (matches(bill, filter)) {
             view.bills.push(bill)
             view.times.push(time)
           }
@@ -135,12 +151,12 @@ export const make = <B extends WireBill>(initial: ReadonlyArray<B>): BillBook<B>
       while (at > 0 && compareWireBills(base.bills[at - 1] as B, bill) > 0) at--
       base.bills.splice(at, 0, bill)
       base.times.splice(at, 0, time)
-      for (const key of [...views.keys()]) if (key !== viewKey(undefined, undefined)) views.delete(key)
+      for (const key of [...views.keys()]) if (key !== unfiltered) views.delete(key)
     }
   }
 
   const slice = (query: BillQuery, order: Order, offset: number, count: number): BillSlice<B> => {
-    const view = viewOf(query.coinId, query.bizType)
+    const view = viewOf(query)
     const inclusive = query.bounds === "inclusive"
     const lo = query.start === undefined ? 0 : bound(view.times, query.start, !inclusive)
     const hi = query.end === undefined ? view.times.length : bound(view.times, query.end, inclusive)
@@ -163,9 +179,9 @@ export const make = <B extends WireBill>(initial: ReadonlyArray<B>): BillBook<B>
   }
 }
 
-const isSorted = (bills: ReadonlyArray<WireBill>): boolean => {
+const isSorted = (bills: ReadonlyArray<BookBill>): boolean => {
   for (let i = 1; i < bills.length; i++) {
-    if (compareWireBills(bills[i - 1] as WireBill, bills[i] as WireBill) > 0) return false
+    if (compareWireBills(bills[i - 1] as BookBill, bills[i] as BookBill) > 0) return false
   }
   return true
 }

@@ -50,11 +50,11 @@ import {
 } from "./FakeProtocol.js"
 import { makeAuthentication } from "./internal/authentication.js"
 import { makeFaultPlan } from "./internal/faultPlan.js"
-import { makeQueries, rejectionAnswer, seedBooks } from "./internal/queries.js"
+import { makeQueries, type NumericIds, rejectionAnswer, seedBooks, seedContract } from "./internal/queries.js"
 import { type LogEntry, makeRequestLog } from "./internal/requestLog.js"
 import { type WireFormat, wireFormats } from "./internal/wireFormat.js"
 import * as SlidingWindow from "./SlidingWindow.js"
-import type { Account, FundingWireBill, SpotWireBill, WireBill, WireBillOf } from "./WireBill.js"
+import type { Account, ContractWireBill, FundingWireBill, SpotWireBill, WireBill, WireBillOf } from "./WireBill.js"
 
 /**
  * The API key, secret and passphrase the fake exchange accepts.
@@ -91,6 +91,12 @@ export interface GenerateBillsOptions extends BillGenerator.GeneratorOptions {
   readonly funding?: number | undefined
   /** Default 100. */
   readonly spot?: number | undefined
+  /**
+   * Bills of the futures account's own (trading, funding fees, ...), besides one transfer for
+   * each funding or spot transfer it takes part in; see `BillGenerator.generateContract`. When
+   * absent the futures account holds no generated bills. Not with `lazy`. Since 0.2.0.
+   */
+  readonly contract?: number | undefined
   /** Default 2025-01-01T00:00:00Z. */
   readonly startMillis?: number | undefined
   /** Default `startMillis` + 90 days. */
@@ -140,8 +146,15 @@ export interface FakeExchangeOptions extends Partial<FakeBehaviour> {
     | {
         readonly funding?: ReadonlyArray<FundingWireBill> | undefined
         readonly spot?: ReadonlyArray<SpotWireBill> | undefined
+        /** Since 0.2.0. */
+        readonly contract?: ReadonlyArray<ContractWireBill> | undefined
       }
     | undefined
+  /**
+   * Which contract ids the fake writes as bare JSON numbers, as the docs type them (`Long`):
+   * `"some"` (the default: those ending in an even digit), `"all"` or `"none"`. Since 0.2.0.
+   */
+  readonly contractNumericIds?: NumericIds | undefined
   readonly generate?: GenerateBillsOptions | undefined
   readonly credentials?: FakeCredentials | undefined
   /** Added to `Clock.currentTimeMillis` to give the fake's clock; default 0. */
@@ -252,6 +265,10 @@ export interface FakeExchangeService {
   readonly bills: <A extends Account>(account: A) => Effect.Effect<ReadonlyArray<WireBillOf[A]>>
   /** Adds wire bills; balances chain exactly only if they come last and chain themselves. */
   readonly append: <A extends Account>(account: A, bills: ReadonlyArray<WireBillOf[A]>) => Effect.Effect<void>
+  /** The futures account's bills, oldest first. Since 0.2.0. */
+  readonly contractBills: Effect.Effect<ReadonlyArray<ContractWireBill>>
+  /** Adds bills to the futures account (their balances are taken as given). Since 0.2.0. */
+  readonly appendContract: (bills: ReadonlyArray<ContractWireBill>) => Effect.Effect<void>
   /**
    * Generates `count` bills continuing the balances, with cTime from
    * max(last cTime, the fake's clock) by default, about one per millisecond.
@@ -298,7 +315,7 @@ const routeOf = (request: FakeRequest, wire: WireFormat): Route => {
       ? { _tag: "ServerTime" }
       : { _tag: "Rejected", rejection: rejections.methodNotAllowed, operation: "serverTime" }
   }
-  for (const operation of ["fundingBills", "spotBills"] as const) {
+  for (const operation of ["fundingBills", "spotBills", "contractBills"] as const) {
     if (request.path === wire.operationPath[operation]) {
       return method === "POST"
         ? { _tag: "Operation", operation }
@@ -336,6 +353,7 @@ export const make = (options: FakeExchangeOptions = {}): Effect.Effect<FakeExcha
     const key = yield* Signature.importSecret(credentials.secret)
     const generator = BillGenerator.make(options.generate)
     const books = seedBooks(options, generator)
+    const contract = seedContract(options, books)
 
     // Mutable model state; only touched inside Effect.sync, so each step is atomic.
     let behaviour: FakeBehaviour = {
@@ -355,7 +373,13 @@ export const make = (options: FakeExchangeOptions = {}): Effect.Effect<FakeExcha
       contractBills: SlidingWindow.make()
     }
     const authenticate = makeAuthentication(credentials, key, () => behaviour.maxSkewMillis)
-    const query = makeQueries(books, () => behaviour)
+    const query = makeQueries(
+      books,
+      contract,
+      () => behaviour,
+      apiVersion,
+      () => options.contractNumericIds ?? "some"
+    )
 
     const serverTime = Effect.map(Clock.currentTimeMillis, (now) => now + clockOffsetMillis)
 
@@ -413,7 +437,7 @@ export const make = (options: FakeExchangeOptions = {}): Effect.Effect<FakeExcha
           })
         case "Truncated": {
           const real = yield* answer(operation, request, now)
-          const sent = wire.render(real.status, real.body)
+          const sent = real.rendered === true ? real : wire.render(real.status, real.body)
           return FakeResponse.Truncated({
             status: sent.status,
             headers: { "content-type": "application/json" },
@@ -456,7 +480,9 @@ export const make = (options: FakeExchangeOptions = {}): Effect.Effect<FakeExcha
             entry.outcome = { _tag: "Answered", status: result.status, code: result.code }
             log.tally(operation, result.code === successCode ? "succeeded" : "rejected")
           })
-          return respond(result.status, result.body)
+          return result.rendered === true
+            ? jsonResponse(result.status, result.body)
+            : respond(result.status, result.body)
         }
       }
     })
@@ -482,6 +508,8 @@ export const make = (options: FakeExchangeOptions = {}): Effect.Effect<FakeExcha
           behaviour = { ...behaviour, ...changes }
         }),
       bills: (account) => Effect.sync(() => books[account].all().slice()),
+      contractBills: Effect.sync(() => contract.all().slice()),
+      appendContract: (bills) => Effect.sync(() => contract.insert(bills)),
       append: (account, bills) => Effect.sync(() => appendBills(account, bills)),
       appendGenerated: (account, count, batch) =>
         Effect.flatMap(serverTime, (now) =>

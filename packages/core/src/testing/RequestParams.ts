@@ -10,7 +10,8 @@
 import * as Either from "effect/Either"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
-import { fundingBizTypes, maxPageSize, spotBizTypes } from "../Operation.js"
+import type { ApiVersion } from "../BillsConfig.js"
+import { contractIncomeTypes, contractMaxSpanMillis, fundingBizTypes, maxPageSize, spotBizTypes } from "../Operation.js"
 import { type Rejection, rejections } from "./FakeProtocol.js"
 
 /**
@@ -135,3 +136,126 @@ export const spotParams = (body: string): Either.Either<SpotParams, ParamRejecti
     const bad = checkWindow(params.start, params.end)
     return bad === undefined ? Either.right(params) : Either.left(bad)
   })
+
+/**
+ * Decoded contract-bills parameters, under v3's names whichever version sent them.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface ContractParams {
+  readonly asset: string | undefined
+  readonly symbol: string | undefined
+  readonly incomeType: string | undefined
+  readonly start: number | undefined
+  readonly end: number | undefined
+  readonly limit: number
+  /** v3's cursor: continue after the bill with this id at this time. */
+  readonly nextKey: { readonly id: string; readonly time: number } | undefined
+}
+
+/**
+ * The default `limit` of the contract operation (the v2 docs: 20; assumed for v3 too).
+ *
+ * @since 0.2.0
+ * @category constants
+ */
+export const contractDefaultLimit = 20
+
+const IncomeType = Schema.Literal(...contractIncomeTypes)
+const Name = Schema.String.pipe(Schema.minLength(1))
+
+const ContractBodyV3 = Schema.parseJson(
+  Schema.Struct({
+    asset: nullable(Name),
+    symbol: nullable(Name),
+    incomeType: nullable(IncomeType),
+    startTime: nullable(TimeBound),
+    endTime: nullable(TimeBound),
+    limit: nullable(PageSize),
+    nextKeyId: nullable(Schema.Union(Schema.String.pipe(Schema.pattern(/^\d+$/)), Schema.NonNegativeInt)),
+    nextKeyTime: nullable(TimeBound)
+  })
+)
+
+const ContractBodyV2 = Schema.parseJson(
+  Schema.Struct({
+    coin: nullable(Name),
+    symbol: nullable(Name),
+    businessType: nullable(IncomeType),
+    startTime: nullable(TimeBound),
+    endTime: nullable(TimeBound),
+    limit: nullable(PageSize)
+  })
+)
+
+const decodeContractV3 = Schema.decodeUnknownEither(ContractBodyV3)
+const decodeContractV2 = Schema.decodeUnknownEither(ContractBodyV2)
+
+/** The other version's field names: strict, so a client that mixes them up fails here first. */
+const foreignFields: Readonly<Record<ApiVersion, ReadonlyArray<string>>> = {
+  v2: ["asset", "incomeType", "nextKeyId", "nextKeyTime"],
+  v3: ["coin", "businessType"]
+}
+
+/**
+ * Decodes a contract-bills body as `version` documents it, strictly: the two time bounds only
+ * together, at most 100 days apart, the start not after the end; `limit` 1 to 100; on v3 the
+ * cursor's two fields only together; the other version's field names refused.
+ *
+ * @since 0.2.0
+ * @category utils
+ */
+export const contractParams = (body: string, version: ApiVersion): Either.Either<ContractParams, ParamRejection> => {
+  const decoded: Either.Either<ContractParams, ParamRejection> =
+    version === "v3"
+      ? Either.map(Either.mapLeft(decodeContractV3(body), parameterError), (raw) => ({
+          asset: raw.asset,
+          symbol: raw.symbol,
+          incomeType: raw.incomeType,
+          start: toMillis(raw.startTime),
+          end: toMillis(raw.endTime),
+          limit: raw.limit ?? contractDefaultLimit,
+          nextKey:
+            raw.nextKeyId === undefined || raw.nextKeyTime === undefined
+              ? undefined
+              : { id: String(raw.nextKeyId), time: Number(raw.nextKeyTime) },
+          halfKey: (raw.nextKeyId === undefined) !== (raw.nextKeyTime === undefined)
+        }))
+      : Either.map(Either.mapLeft(decodeContractV2(body), parameterError), (raw) => ({
+          asset: raw.coin,
+          symbol: raw.symbol,
+          incomeType: raw.businessType,
+          start: toMillis(raw.startTime),
+          end: toMillis(raw.endTime),
+          limit: raw.limit ?? contractDefaultLimit,
+          nextKey: undefined,
+          halfKey: false
+        }))
+  return Either.flatMap(decoded, (params) => {
+    const object = Either.getOrUndefined(Either.try(() => JSON.parse(body) as Record<string, unknown>)) ?? {}
+    const foreign = foreignFields[version].find((field) => object[field] !== undefined && object[field] !== null)
+    if (foreign !== undefined) {
+      return Either.left({ rejection: rejections.parameter, detail: `${foreign}: not a ${version} parameter` })
+    }
+    if ((params as { readonly halfKey?: boolean }).halfKey === true) {
+      return Either.left({ rejection: rejections.parameter, detail: "nextKeyId and nextKeyTime go together" })
+    }
+    if ((params.start === undefined) !== (params.end === undefined)) {
+      return Either.left({
+        rejection: rejections.parameter,
+        detail: "startTime and endTime must be given together"
+      })
+    }
+    const bad = checkWindow(params.start, params.end)
+    if (bad !== undefined) return Either.left(bad)
+    if (params.start !== undefined && params.end !== undefined && params.end - params.start > contractMaxSpanMillis) {
+      return Either.left({
+        rejection: rejections.parameter,
+        detail: "the time range between startTime and endTime must not exceed 100 days"
+      })
+    }
+    const { asset, end, incomeType, limit, nextKey, start, symbol } = params
+    return Either.right({ asset, symbol, incomeType, start, end, limit, nextKey })
+  })
+}

@@ -11,23 +11,25 @@
  * @since 0.1.0
  */
 import * as HttpClient from "@effect/platform/HttpClient"
+import * as DateTime from "effect/DateTime"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
 import * as Ref from "effect/Ref"
-import type { FundingBill, SpotBill } from "../Bill.js"
+import type { ContractBill, FundingBill, SpotBill } from "../Bill.js"
 import { BillsApi } from "../BillsApi.js"
 import { type ApiVersion, BillsConfig, type BillsConfigInput } from "../BillsConfig.js"
 import { BillsRateLimiter, type RateLimitOptions } from "../BillsRateLimiter.js"
 import { ClockWaits } from "../internal/clockWaits.js"
 import { Signer } from "../Signer.js"
+import { formatFixed } from "./BillGenerator.js"
 import { defaultCredentials, FakeExchange, type FakeExchangeOptions } from "./FakeExchange.js"
 import * as FakeHttpClient from "./FakeHttpClient.js"
 import * as ClockBeforeBills from "./internal/clockBeforeBills.js"
 import * as StillClock from "./internal/stillClock.js"
 import type * as SlidingWindow from "./SlidingWindow.js"
-import type { FundingWireBill, SpotWireBill } from "./WireBill.js"
+import type { ContractWireBill, FundingWireBill, SpotWireBill } from "./WireBill.js"
 
 /**
  * Canned bills, as wire records or as bills a client returned, and how the fake behaves.
@@ -38,7 +40,25 @@ import type { FundingWireBill, SpotWireBill } from "./WireBill.js"
 export interface BillsApiTestOptions extends Omit<FakeExchangeOptions, "bills" | "credentials" | "rateLimit"> {
   readonly funding?: ReadonlyArray<FundingWireBill | FundingBill>
   readonly spot?: ReadonlyArray<SpotWireBill | SpotBill>
+  /** The futures account's bills. Since 0.2.0. */
+  readonly contract?: ReadonlyArray<ContractWireBill | ContractBill>
 }
+
+/** A contract bill as the fake keeps it: a decoded bill's fields in the kit's names. */
+const contractWire = (bill: ContractWireBill | ContractBill): ContractWireBill =>
+  "raw" in bill
+    ? {
+        billId: bill.billId,
+        coinName: bill.coinName,
+        symbol: bill.symbol._tag === "Some" ? bill.symbol.value : null,
+        bizType: bill.bizType,
+        deltaAmount: formatFixed(bill.deltaAmount, bill.deltaAmount.scale),
+        afterAmount: formatFixed(bill.afterAmount, bill.afterAmount.scale),
+        fees: formatFixed(bill.fees, bill.fees.scale),
+        cTime: String(DateTime.toEpochMillis(bill.cTime)),
+        transferReason: bill.transferReason._tag === "Some" ? bill.transferReason.value : null
+      }
+    : bill
 
 // A decoded bill keeps the record it was decoded from, which has every wire field.
 const toWire = <W>(bill: W | FundingBill | SpotBill): W =>
@@ -218,12 +238,16 @@ export const layerStack = (options: StackOptions = {}): Layer.Layer<BillsApi | F
  * @category layers
  */
 export const layer = (options: BillsApiTestOptions = {}): Layer.Layer<BillsApi | FakeExchange> => {
-  const { funding = [], spot = [], ...behaviour } = options
+  const { contract = [], funding = [], spot = [], ...behaviour } = options
   return layerStack({
     apiVersion: behaviour.apiVersion,
     exchange: {
       ...behaviour,
-      bills: { funding: funding.map(toWire<FundingWireBill>), spot: spot.map(toWire<SpotWireBill>) }
+      bills: {
+        funding: funding.map(toWire<FundingWireBill>),
+        spot: spot.map(toWire<SpotWireBill>),
+        contract: contract.map(contractWire)
+      }
     },
     rateLimit: false
   })

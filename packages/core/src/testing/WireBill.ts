@@ -58,6 +58,49 @@ export interface SpotWireBill {
 }
 
 /**
+ * A futures (contract) bill as the fake exchange keeps it, under the names `ContractBill` gives
+ * the fields (the same names as the other two kinds); the fake writes it with v3's names
+ * (`asset`, `income`, `incomeType`, `balance`, `fillFee`, `time`) or v2's (`coin`, `amount`,
+ * `businessType`, `balance`, `fillFee`, `ctime`) as it serves. `afterAmount` (`balance`) =
+ * previous `afterAmount` of the same asset + `deltaAmount`; `fees` is informational.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface ContractWireBill {
+  readonly billId: string
+  /** The asset (`asset` / `coin`). */
+  readonly coinName: string
+  readonly symbol: string | null
+  /** `incomeType` / `businessType`. */
+  readonly bizType: string
+  /** `income` / `amount`. */
+  readonly deltaAmount: string
+  /** `balance`. */
+  readonly afterAmount: string
+  /** `fillFee`. */
+  readonly fees: string
+  /** `time` / `ctime`: epoch milliseconds as a digit string. */
+  readonly cTime: string
+  readonly transferReason: string | null
+}
+
+/**
+ * What the fake's books read of a record of any kind: its id, time, type and coin.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface BookBill {
+  readonly billId: string
+  readonly cTime: string
+  readonly bizType: string
+  readonly coinName: string
+  readonly coinId?: number | undefined
+  readonly symbol?: string | null | undefined
+}
+
+/**
  * The wire record type of each account.
  *
  * @since 0.1.0
@@ -91,5 +134,5 @@ export const compareDigitStrings = (a: string, b: string): number =>
  * @since 0.1.0
  * @category utils
  */
-export const compareWireBills = (a: WireBill, b: WireBill): number =>
+export const compareWireBills = (a: BookBill, b: BookBill): number =>
   compareDigitStrings(a.cTime, b.cTime) || compareDigitStrings(a.billId, b.billId)

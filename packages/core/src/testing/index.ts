@@ -52,8 +52,10 @@ export * as RequestParams from "./RequestParams.js"
 export * as SlidingWindow from "./SlidingWindow.js"
 export {
   type Account,
+  type BookBill,
   compareDigitStrings,
   compareWireBills,
+  type ContractWireBill,
   type FundingWireBill,
   type SpotWireBill,
   type WireBill,

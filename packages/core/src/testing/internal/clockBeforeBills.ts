@@ -36,12 +36,15 @@ export const startAfterBills = (options: FakeExchangeOptions): Effect.Effect<voi
     const spans = [spanOf(options, "funding"), spanOf(options, "spot")].flatMap((span) =>
       span === undefined ? [] : [span]
     )
-    if (spans.length === 0) return
-    yield* TestClock.setTime(Math.max(...spans.map((span) => span.last)) + 1)
+    const contract = (options.bills?.contract ?? []).map((bill) => Number(bill.cTime))
+    if (spans.length === 0 && contract.length === 0) return
+    yield* TestClock.setTime(Math.max(...spans.map((span) => span.last), ...contract) + 1)
   })
 
 /** The end of the window a request asks for: funding's `endTime`, spot's `before` (v2 and v3 alike). */
 const windowEnd = (request: FakeRequest): { account: Account; end: number } | undefined => {
+  // The futures interface (`/capi/...`) is not checked here.
+  if (request.path.startsWith("/capi/")) return undefined
   const account = request.path.endsWith("/fundingBills")
     ? "funding"
     : request.path.endsWith("/account/bills")

@@ -1,17 +1,18 @@
 /**
- * The fake exchange's bills and its answers to the two queries: the books of both accounts,
- * seeded from the options, and the page each well-formed request gets.
+ * The fake exchange's bills and its answers to the three queries: the books of the three
+ * accounts, seeded from the options, and the page each well-formed request gets.
  */
 import * as Either from "effect/Either"
+import type { ApiVersion } from "../../BillsConfig.js"
 import { successCode } from "../../internal/protocol.js"
 import type { OperationName } from "../../Operation.js"
 import * as BillBook from "../BillBook.js"
-import type * as BillGenerator from "../BillGenerator.js"
+import * as BillGenerator from "../BillGenerator.js"
 import type { FakeBehaviour, FakeExchangeOptions } from "../FakeExchange.js"
 import { envelope, type Rejection, rejections } from "../FakeProtocol.js"
 import * as LazyBillBook from "../LazyBillBook.js"
 import * as RequestParams from "../RequestParams.js"
-import type { Account, WireBillOf } from "../WireBill.js"
+import type { Account, ContractWireBill, WireBillOf } from "../WireBill.js"
 
 /**
  * An answer before it becomes a response: status, envelope code and body text.
@@ -20,6 +21,11 @@ export interface Answer {
   readonly status: number
   readonly code: string
   readonly body: string
+  /**
+   * The body is already in the served version's form: a contract page, whose ids above 2^53 are
+   * written as bare numbers that a parse and render would round.
+   */
+  readonly rendered?: boolean | undefined
 }
 
 /**
@@ -38,7 +44,7 @@ const successAnswer = (data: unknown, now: number): Answer => ({
 })
 
 /**
- * The bills of both accounts.
+ * The bills of the funding and spot accounts.
  */
 export type Books = { readonly [A in Account]: BillBook.BillBook<WireBillOf[A]> }
 
@@ -97,11 +103,99 @@ export const seedBooks = (options: FakeExchangeOptions, generator: BillGenerator
 }
 
 /**
+ * The futures account's book: generated bills consistent with `books` (their transfers matched,
+ * see `BillGenerator.generateContract`) when `generate.contract` is set, plus the bills given.
+ */
+export const seedContract = (options: FakeExchangeOptions, books: Books): BillBook.BillBook<ContractWireBill> => {
+  const gen = options.generate
+  const startMillis = gen?.startMillis ?? defaultStartMillis
+  const endMillis = gen?.endMillis ?? startMillis + ninetyDays
+  const generatedContract =
+    gen?.contract === undefined
+      ? []
+      : BillGenerator.generateContract({
+          count: gen.contract,
+          startMillis,
+          endMillis,
+          seed: gen.seed,
+          coins: gen.coins,
+          sameMillisecondGroup: gen.sameMillisecondGroup,
+          transfers: [...books.funding.all(), ...books.spot.all()]
+        })
+  const contract = BillBook.make<ContractWireBill>(generatedContract)
+  if (options.bills?.contract !== undefined) contract.insert(options.bills.contract)
+  return contract
+}
+
+/** Which contract ids the fake writes as bare JSON numbers. */
+export type NumericIds = "some" | "all" | "none"
+
+/** A JSON value, or a bare number for a digit string the fake sends as one. */
+const literal = (value: string | null, bare: boolean): string =>
+  bare && value !== null && /^\d+$/.test(value) ? value : JSON.stringify(value)
+
+/**
+ * A contract record's text in `version`'s names. v3 writes `time` as a number (the docs type it
+ * Long), v2 `ctime` as a digit string; ids go as numbers by `numericIds` ("some": those ending
+ * in an even digit), since the docs and live samples disagree.
+ */
+export const contractRecord = (bill: ContractWireBill, version: ApiVersion, numericIds: NumericIds): string => {
+  const bareId = numericIds === "all" || (numericIds === "some" && Number(bill.billId.at(-1)) % 2 === 0)
+  const id = literal(bill.billId, bareId)
+  return version === "v3"
+    ? `{"billId":${id},"asset":${JSON.stringify(bill.coinName)},"symbol":${JSON.stringify(bill.symbol)},"income":${JSON.stringify(bill.deltaAmount)},"incomeType":${JSON.stringify(bill.bizType)},"balance":${JSON.stringify(bill.afterAmount)},"fillFee":${JSON.stringify(bill.fees)},"time":${bill.cTime},"transferReason":${JSON.stringify(bill.transferReason)}}`
+    : `{"billId":${id},"coin":${JSON.stringify(bill.coinName)},"symbol":${JSON.stringify(bill.symbol)},"amount":${JSON.stringify(bill.deltaAmount)},"businessType":${JSON.stringify(bill.bizType)},"balance":${JSON.stringify(bill.afterAmount)},"fillFee":${JSON.stringify(bill.fees)},"transferReason":${JSON.stringify(bill.transferReason)},"ctime":${JSON.stringify(bill.cTime)}}`
+}
+
+/**
+ * The contract page of a request: the first `limit` matching bills of the window in the
+ * behaviour's order, after the v3 cursor's bill when it names one, and whether more follow.
+ */
+const contractPage = (
+  book: BillBook.BillBook<ContractWireBill>,
+  p: RequestParams.ContractParams,
+  behaviour: FakeBehaviour
+): { readonly items: ReadonlyArray<ContractWireBill>; readonly hasNextPage: boolean } => {
+  const { bounds, order } = behaviour
+  const exclusive = bounds === "exclusive"
+  let lo = p.start === undefined ? undefined : exclusive ? p.start + 1 : p.start
+  let hi = p.end === undefined ? undefined : exclusive ? p.end - 1 : p.end
+  const key = p.nextKey
+  if (key !== undefined) {
+    if (order === "newest-first") hi = hi === undefined ? key.time : Math.min(hi, key.time)
+    else lo = lo === undefined ? key.time : Math.max(lo, key.time)
+  }
+  const query = {
+    coinName: p.asset,
+    symbol: p.symbol,
+    bizType: p.incomeType,
+    start: lo,
+    end: hi,
+    bounds: "inclusive" as const
+  }
+  if (key === undefined) {
+    const { items } = book.slice(query, order, 0, p.limit + 1)
+    return { items: items.slice(0, p.limit), hasNextPage: items.length > p.limit }
+  }
+  const { items } = book.slice(query, order, 0, Number.MAX_SAFE_INTEGER)
+  const at = items.findIndex((bill) => bill.billId === key.id)
+  // A key the window does not hold continues nowhere: nothing after it.
+  const rest = at === -1 ? [] : items.slice(at + 1)
+  return { items: rest.slice(0, p.limit), hasNextPage: rest.length > p.limit }
+}
+
+/**
  * The answer to an authenticated request's body: a page of the books in the behaviour's order
  * and bounds, or the rejection its parameters earn. `behaviour` is read at each request.
  */
 export const makeQueries =
-  (books: Books, behaviour: () => FakeBehaviour) =>
+  (
+    books: Books,
+    contract: BillBook.BillBook<ContractWireBill>,
+    behaviour: () => FakeBehaviour,
+    version: ApiVersion,
+    numericIds: () => NumericIds
+  ) =>
   (operation: OperationName, body: string, now: number): Answer => {
     const { bounds, order, lookbackMillis, maxWindowMillis } = behaviour()
     /** The history rule (horizon, then width) a window breaks, if any. */
@@ -113,6 +207,31 @@ export const makeQueries =
         return rejectionAnswer(rejections.tooWide, now, `${maxWindowMillis / 86_400_000} days`)
       }
       return undefined
+    }
+    if (operation === "contractBills") {
+      return Either.match(RequestParams.contractParams(body, version), {
+        onLeft: ({ detail, rejection }) => rejectionAnswer(rejection, now, detail),
+        onRight: (p) => {
+          const refused = historyRule(p.start, p.end)
+          if (refused !== undefined) return refused
+          const { hasNextPage, items } = contractPage(contract, p, behaviour())
+          const records = items.map((bill) => contractRecord(bill, version, numericIds())).join(",")
+          const last = items.at(-1)
+          const nextKey =
+            hasNextPage && last !== undefined
+              ? `,"nextKey":{"nextKeyId":${last.billId},"nextKeyTime":${last.cTime}}`
+              : ""
+          return {
+            status: 200,
+            code: successCode,
+            rendered: true,
+            body:
+              version === "v3"
+                ? `{"hasNextPage":${hasNextPage},"items":[${records}]${nextKey}}`
+                : `{"code":"${successCode}","msg":"success","requestTime":${now},"data":[${records}]}`
+          }
+        }
+      })
     }
     if (operation === "fundingBills") {
       return Either.match(RequestParams.fundingParams(body), {
