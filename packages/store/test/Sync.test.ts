@@ -54,7 +54,13 @@ const held = Effect.gen(function* () {
   const fake = yield* FakeExchange
   const funding = (yield* fake.bills("funding")).map((bill) => JSON.stringify(bill))
   const spot = (yield* fake.bills("spot")).map((bill) => JSON.stringify(bill))
-  const contract = (yield* fake.bills("contract")).map((bill) => JSON.stringify(bill))
+  // The futures account's records go out under v2's or v3's names, so the store's are checked
+  // against the client's export from the exchange, and their ids against the exchange's.
+  const contract = (yield* Stream.runCollect((yield* BillsApi).streamContractBills())).pipe((chunk) =>
+    Array.from(chunk, (bill) => JSON.stringify(bill.raw))
+  )
+  const ids = (yield* fake.contractBills).map((bill) => bill.billId).sort()
+  expect(contract.map((line) => String(JSON.parse(line).billId)).sort()).toEqual(ids)
   return { funding, spot, contract }
 })
 
@@ -98,14 +104,13 @@ for (const engine of engines) {
         const before = yield* requestsOf
         yield* fake.appendGenerated("funding", 1_000, { startMillis: now + 1, endMillis: now + 50_000 })
         yield* fake.appendGenerated("spot", 1_000, { startMillis: now + 1, endMillis: now + 50_000 })
-        yield* fake.appendGenerated("contract", 1_000, { startMillis: now + 1, endMillis: now + 50_000 })
         yield* TestClock.adjust("10 minutes")
         const summaries = yield* Sync.run({ account })
         const after = yield* requestsOf
         expect(summaries.map((s) => [s.kind, s.added])).toEqual([
           ["funding", 1_000],
           ["spot", 1_000],
-          ["contract", 1_000]
+          ["contract", 0]
         ])
         expect(after.funding - before.funding).toBeLessThanOrEqual(15)
         expect(after.spot - before.spot).toBeLessThanOrEqual(15)
