@@ -19,7 +19,7 @@
  * places arrivals by how much the round trips vary. Before is the answer rule, after the default
  * limiter, both at the default concurrency, so that only the limiter's rule differs.
  */
-import { BillsApi, BillsConfig, BillsRateLimiter, Signer } from "@account-bills/core"
+import { type BillKind, BillsApi, BillsConfig, BillsRateLimiter, operationOf, Signer } from "@account-bills/core"
 import { FakeExchangeServer } from "@account-bills/node"
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import * as Effect from "effect/Effect"
@@ -31,7 +31,7 @@ import { credentials } from "./client.js"
 /** One export, measured. */
 export interface FarRow {
   readonly apiVersion: "v2" | "v3"
-  readonly account: "funding" | "spot"
+  readonly account: BillKind
   readonly roundTripMillis: number
   readonly variant: "before" | "after"
   readonly bills: number
@@ -88,12 +88,12 @@ const client = (baseUrl: string, variant: "before" | "after", apiVersion: "v2" |
       })
     ),
     Layer.provide(BillsRateLimiter.layer({ arrival: variant === "before" ? "answer" : "serverTime" })),
-    Layer.provide(Layer.orDie(BillsConfig.layer({ baseUrl, apiVersion })))
+    Layer.provide(Layer.orDie(BillsConfig.layer({ baseUrl, contractBaseUrl: baseUrl, apiVersion })))
   )
 
 const exportOnce = (options: {
   readonly apiVersion: "v2" | "v3"
-  readonly account: "funding" | "spot"
+  readonly account: BillKind
   readonly roundTripMillis: number
   readonly variant: "before" | "after"
   readonly count: number
@@ -111,6 +111,7 @@ const exportOnce = (options: {
         seed: 17,
         funding: options.account === "funding" ? options.count : 0,
         spot: options.account === "spot" ? options.count : 0,
+        contract: options.account === "contract" ? options.count : 0,
         startMillis: end - 90 * 24 * 3600 * 1000,
         endMillis: end
       }
@@ -121,7 +122,11 @@ const exportOnce = (options: {
     const started = performance.now()
     yield* Effect.flatMap(BillsApi, (api) => {
       const stream: Stream.Stream<{ readonly billId: string }, unknown> =
-        options.account === "funding" ? api.streamFundingBills({ concurrency }) : api.streamSpotBills({ concurrency })
+        options.account === "funding"
+          ? api.streamFundingBills({ concurrency })
+          : options.account === "spot"
+            ? api.streamSpotBills({ concurrency })
+            : api.streamContractBills({ concurrency })
       return Stream.runForEach(stream, (bill) =>
         Effect.sync(() => {
           bills++
@@ -130,7 +135,7 @@ const exportOnce = (options: {
       )
     }).pipe(Effect.provide(Layer.fresh(client(server.url, options.variant, options.apiVersion))))
     const seconds = (performance.now() - started) / 1000
-    const operation = options.account === "funding" ? "fundingBills" : "spotBills"
+    const operation = operationOf[options.account]
     const arrivals = (yield* server.exchange.requests)
       .filter((request) => request.operation === operation)
       .map((request) => request.arrivalMillis)
@@ -151,18 +156,20 @@ const exportOnce = (options: {
     } satisfies FarRow & { readonly count: number }
   }).pipe(Effect.scoped, Effect.runPromise)
 
-/** Both accounts at each round trip, before and after, on each interface version. */
+/** Each account (funding and spot by default) at each round trip, before and after, on each interface version. */
 export const farExchange = async (options: {
   readonly count: number
   readonly roundTrips: ReadonlyArray<number>
   readonly log: (line: string) => void
   readonly apiVersions?: ReadonlyArray<"v2" | "v3">
+  readonly accounts?: ReadonlyArray<BillKind>
+  readonly variants?: ReadonlyArray<"before" | "after">
 }): Promise<ReadonlyArray<FarRow>> => {
   const rows: Array<FarRow> = []
   for (const apiVersion of options.apiVersions ?? (["v2", "v3"] as const)) {
     for (const roundTripMillis of options.roundTrips) {
-      for (const account of ["funding", "spot"] as const) {
-        for (const variant of ["before", "after"] as const) {
+      for (const account of options.accounts ?? (["funding", "spot"] as const)) {
+        for (const variant of options.variants ?? (["before", "after"] as const)) {
           options.log(`   ${apiVersion} ${account}, ${roundTripMillis} ms, ${variant} ...`)
           rows.push(await exportOnce({ apiVersion, account, roundTripMillis, variant, count: options.count }))
         }

@@ -36,6 +36,7 @@ import {
   windowOf
 } from "./client.js"
 import { bundle, lazyExchange, runChild } from "./common.js"
+import { contractSyncBench } from "./contractSync.js"
 import { farExchange, goalAt } from "./farExchange.js"
 import { horizonBench } from "./horizon.js"
 import { measureStartup } from "./startup.js"
@@ -45,7 +46,7 @@ import { addressBench } from "./fleetAddresses.js"
 import { keptBench } from "./fleetKept.js"
 
 const quick = process.argv.includes("--quick")
-/** `--only <name>` runs one section: throughput, decoding, saturation, memory, far, startup, store, fleet (kept: its first-sync part alone), horizon or addresses. */
+/** `--only <name>` runs one section: throughput, decoding, saturation, memory, far, startup, store, fleet (kept: its first-sync part alone), horizon, addresses or contract. */
 const onlyAt = process.argv.indexOf("--only")
 const only = onlyAt >= 0 ? process.argv[onlyAt + 1] : undefined
 const wanted = (name: string) => only === undefined || only === name
@@ -528,6 +529,68 @@ const far = async () => {
   }
 }
 
+// 12. The futures account beside funding and spot: `streamContractBills` from a far exchange, and
+// the requests its store sync costs.
+/** `streamContractBills` reaches at least this share of the ceiling its request count allows. */
+const contractCeilingGoal = 0.98
+const contract = async () => {
+  const roundTrips = [150, 300]
+  const measured = await farExchange({
+    count: plan.farBills,
+    roundTrips,
+    accounts: ["funding", "spot", "contract"],
+    variants: ["after"],
+    log: (line) => console.error(line)
+  })
+  results.contractFar = measured
+  const section = `12 futures account, far (${fmt(plan.farBills)} bills)`
+  for (const apiVersion of ["v2", "v3"] as const) {
+    for (const rtt of roundTrips) {
+      for (const account of ["funding", "spot", "contract"] as const) {
+        const after = measured.find(
+          (r) =>
+            r.apiVersion === apiVersion && r.account === account && r.roundTripMillis === rtt && r.variant === "after"
+        )
+        if (after === undefined) continue
+        if (after.bills !== after.expected || after.distinct !== after.expected) {
+          failures.push(
+            `far ${apiVersion} ${account} ${rtt} ms: ${after.bills} bills (${after.distinct} distinct), expected ${after.expected}`
+          )
+        }
+        const label = `${apiVersion} ${account}, ${rtt} ms`
+        const share = after.requestsPerSecond / after.walkCeilingPerSecond
+        const judged = account === "contract" && !quick
+        row(
+          section,
+          `${label}: requests/s of the walk's ceiling with ${after.requests} requests (${fmt(after.requestsPerSecond, 2)} of ${fmt(after.walkCeilingPerSecond, 2)})`,
+          fmt(share, 3),
+          account === "contract" ? `>= ${contractCeilingGoal}` : "",
+          judged ? share >= contractCeilingGoal : undefined
+        )
+        row(section, `${label}: 429s`, String(after.rejected), "0", after.rejected === 0)
+      }
+    }
+  }
+  const bills = quick ? 2_000 : 8_000
+  const kept = await contractSyncBench(bills)
+  results.contractSync = kept
+  const store = `12 futures account, store (${fmt(bills)} bills)`
+  for (const r of kept) {
+    const label = `${r.apiVersion}, ${r.concurrency === undefined ? "default concurrency (bills sync)" : "one page at a time (a fleet pass)"}`
+    if (r.kept !== r.bills) failures.push(`contract sync ${label}: ${r.kept} bills kept, expected ${r.bills}`)
+    if (r.rateLimited > 0) failures.push(`contract sync ${label}: ${r.rateLimited} requests answered 429`)
+    const per100 = (r.firstRequests * 100) / Math.max(r.kept, 1)
+    row(
+      store,
+      `${label}: first sync, requests per 100 bills kept (${r.firstRequests} for ${r.kept})`,
+      fmt(per100, 3),
+      "<= 1.05",
+      per100 <= 1.05
+    )
+    row(store, `${label}: the next sync with nothing new, requests`, String(r.idleRequests), "1", r.idleRequests === 1)
+  }
+}
+
 const printTable = () => {
   const header = ["section", "metric", "value", "goal", ""]
   const lines = rows.map((r) => [
@@ -759,6 +822,10 @@ const main = async () => {
     if (wanted("horizon")) {
       console.error("10. history horizon (TestClock) ...")
       await horizon()
+    }
+    if (wanted("contract")) {
+      console.error("12. futures account: far exchange (real time) and store sync ...")
+      await contract()
     }
     if (wanted("addresses")) {
       console.error("11. fleet on several egress addresses (runner processes, PostgreSQL and Redis) ...")

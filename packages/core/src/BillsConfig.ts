@@ -81,6 +81,17 @@ const defaults: BillsConfigShape = {
 }
 
 /**
+ * Where contract calls go when no contract base URL is given: a base URL away from the
+ * exchange's hosts (a proxy, the local fake exchange) takes them too, as it takes the others; the
+ * exchange's own spot host does not serve them, so there the contract host is the default.
+ */
+const contractDefault = (baseUrl: string | undefined): string => {
+  if (baseUrl === undefined || !URL.canParse(baseUrl)) return defaults.contractBaseUrl
+  const host = new URL(baseUrl).hostname
+  return host === "weex.com" || host.endsWith(".weex.com") ? defaults.contractBaseUrl : baseUrl
+}
+
+/**
  * The client's settings.
  *
  * @since 0.1.0
@@ -100,7 +111,7 @@ export class BillsConfig extends Context.Tag("@account-bills/core/BillsConfig")<
         ConfigError.InvalidData(["WEEX_BASE_URL"], message)
       )
       const contractBaseUrl = yield* Either.mapLeft(
-        validateBaseUrl(input.contractBaseUrl ?? defaults.contractBaseUrl),
+        validateBaseUrl(input.contractBaseUrl ?? contractDefault(input.baseUrl)),
         (message) => ConfigError.InvalidData(["WEEX_CONTRACT_BASE_URL"], message)
       )
       const maxAttempts = input.maxAttempts ?? defaults.maxAttempts

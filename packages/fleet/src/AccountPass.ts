@@ -1,5 +1,5 @@
 /**
- * One pass of one account: the existing `Sync.run` of both kinds, each stopped after a bounded
+ * One pass of one account: the existing `Sync.run` of each kind (funding, spot, contract), each stopped after a bounded
  * number of pages (a stop after a committed page loses nothing: the next pass resumes from the
  * stored cursor), with the account's own client: its credentials, its per-key limiter, and the
  * runner's per-address budget before every attempt.
@@ -7,6 +7,7 @@
  * @since 0.1.0
  */
 import {
+  BillKind,
   BillsApi,
   BillsConfig,
   type BillsConfigInput,
@@ -16,7 +17,7 @@ import {
   type OperationName,
   Signer
 } from "@account-bills/core"
-import { type BillKind, BillsStore, type StoreAccount, Sync } from "@account-bills/store"
+import { BillsStore, type StoreAccount, Sync } from "@account-bills/store"
 import type * as HttpClient from "@effect/platform/HttpClient"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -44,7 +45,7 @@ export interface PassOptions {
   readonly lease?: Duration.DurationInput | undefined
   /** Base URL and other client settings. */
   readonly config?: BillsConfigInput | undefined
-  /** The kinds to walk; default both. */
+  /** The kinds to walk; default all three. */
   readonly kinds?: ReadonlyArray<BillKind> | undefined
 }
 
@@ -87,7 +88,12 @@ export interface KindOutcome {
   readonly requests: number
   /** The failure, in words a person reads; no secret in it. */
   readonly error: string | undefined
-  /** True when the exchange refused the account's credentials (authentication or permission). */
+  /**
+   * True when the exchange refused the account's credentials (authentication or permission) on
+   * the funding or spot interface. The futures interface refusing a key (no futures permission,
+   * no futures account) is the contract kind's error only: the other two kinds go on, and the
+   * account does not back off for it.
+   */
   readonly refused: boolean
 }
 
@@ -105,8 +111,11 @@ export const limiter = (perKey: BillsRateLimiterShape, budget: AddressBudget["Ty
     take: (operation) => perKey.withPermit(operation)(budget.withGrant(operation)(Effect.void))
   })
 
-const kinds: ReadonlyArray<BillKind> = ["funding", "spot"]
-const operations: Record<BillKind, OperationName> = { funding: "fundingBills", spot: "spotBills" }
+const operations: Record<BillKind, OperationName> = {
+  funding: "fundingBills",
+  spot: "spotBills",
+  contract: "contractBills"
+}
 
 /**
  * Runs one pass of `account`.
@@ -160,7 +169,9 @@ export const run = Effect.fn("AccountPass.run")(function* (
       if (ended._tag === "Left") {
         const failure = ended.left
         const refused =
-          failure._tag === "BillsApiError" && (failure.reason === "Authentication" || failure.reason === "Permission")
+          kind !== "contract" &&
+          failure._tag === "BillsApiError" &&
+          (failure.reason === "Authentication" || failure.reason === "Permission")
         return { kind, done: false, added, requests, error: failure.message, refused } satisfies KindOutcome
       }
       return {
@@ -172,7 +183,7 @@ export const run = Effect.fn("AccountPass.run")(function* (
         refused: false
       } satisfies KindOutcome
     })
-  const walked = options.kinds ?? kinds
+  const walked = options.kinds ?? BillKind.literals
   const outcomes = yield* Effect.forEach(walked, one, { concurrency: "unbounded" }).pipe(
     Effect.provide(api),
     Effect.catchTag("ConfigError", (error) =>
@@ -186,8 +197,8 @@ export const run = Effect.fn("AccountPass.run")(function* (
   const store = yield* BillsStore
   const now = yield* Effect.clockWith((clock) => clock.currentTimeMillis)
   for (const outcome of outcomes) {
-    yield* Metric.incrementBy(FleetMetrics.bills, outcome.added)
-    yield* Metric.incrementBy(FleetMetrics.requests, outcome.requests)
+    yield* Metric.incrementBy(Metric.tagged(FleetMetrics.bills, "kind", outcome.kind), outcome.added)
+    yield* Metric.incrementBy(Metric.tagged(FleetMetrics.requests, "kind", outcome.kind), outcome.requests)
     const state = yield* Effect.either(store.state(account.id, outcome.kind))
     if (state._tag === "Right" && state.right.covered !== undefined) {
       yield* Metric.set(

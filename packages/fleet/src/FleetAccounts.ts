@@ -35,9 +35,9 @@ export interface FleetAccount {
   readonly owner: string | undefined
   readonly ownerSeen: number | undefined
   /** What the latest pass of each kind failed with; undefined when it succeeded. */
-  readonly errors: { readonly funding: string | undefined; readonly spot: string | undefined }
+  readonly errors: { readonly [K in BillKind]: string | undefined }
   /** Since when (epoch ms) each kind's passes have failed with that error; undefined when it succeeded. */
-  readonly errorsSince: { readonly funding: number | undefined; readonly spot: number | undefined }
+  readonly errorsSince: { readonly [K in BillKind]: number | undefined }
 }
 
 /**
@@ -93,6 +93,8 @@ interface AccountRow {
   readonly spot_error: string | null
   readonly funding_error_since: number | string | null
   readonly spot_error_since: number | string | null
+  readonly contract_error: string | null
+  readonly contract_error_since: number | string | null
 }
 
 /** PostgreSQL's advisory lock for creating the table: runners started together create it once. */
@@ -140,7 +142,11 @@ export const make = (target: string): Effect.Effect<FleetAccountsShape, FleetUna
             // Tables made before failures were dated get the columns.
             Effect.zipRight(sql`ALTER TABLE fleet_accounts
               ADD COLUMN IF NOT EXISTS funding_error_since bigint,
-              ADD COLUMN IF NOT EXISTS spot_error_since bigint`)
+              ADD COLUMN IF NOT EXISTS spot_error_since bigint`),
+            // And, since the futures account, its kind's.
+            Effect.zipRight(sql`ALTER TABLE fleet_accounts
+              ADD COLUMN IF NOT EXISTS contract_error text,
+              ADD COLUMN IF NOT EXISTS contract_error_since bigint`)
           )
         )
       )
@@ -171,7 +177,8 @@ export const make = (target: string): Effect.Effect<FleetAccountsShape, FleetUna
 
     const list = mapped(
       Effect.map(
-        sql<AccountRow>`SELECT label, added_at, owner, owner_seen, funding_error, spot_error, funding_error_since, spot_error_since
+        sql<AccountRow>`SELECT label, added_at, owner, owner_seen, funding_error, spot_error, funding_error_since, spot_error_since,
+            contract_error, contract_error_since
           FROM fleet_accounts ORDER BY label`,
         (rows) =>
           rows.map(
@@ -180,10 +187,15 @@ export const make = (target: string): Effect.Effect<FleetAccountsShape, FleetUna
               addedAt: Number(row.added_at),
               owner: row.owner ?? undefined,
               ownerSeen: optionalNumber(row.owner_seen),
-              errors: { funding: row.funding_error ?? undefined, spot: row.spot_error ?? undefined },
+              errors: {
+                funding: row.funding_error ?? undefined,
+                spot: row.spot_error ?? undefined,
+                contract: row.contract_error ?? undefined
+              },
               errorsSince: {
                 funding: optionalNumber(row.funding_error_since),
-                spot: optionalNumber(row.spot_error_since)
+                spot: optionalNumber(row.spot_error_since),
+                contract: optionalNumber(row.contract_error_since)
               }
             })
           )
@@ -217,6 +229,7 @@ export const make = (target: string): Effect.Effect<FleetAccountsShape, FleetUna
         Effect.flatMap(now, (at) => {
           const funding = "funding" in errors
           const spot = "spot" in errors
+          const contract = "contract" in errors
           return Effect.asVoid(
             // A failure keeps the time it began while it goes on; a success clears it; a kind
             // the pass did not walk keeps what it had.
@@ -227,8 +240,12 @@ export const make = (target: string): Effect.Effect<FleetAccountsShape, FleetUna
               spot_error_since = CASE WHEN NOT ${spot} THEN spot_error_since
                 WHEN ${errors.spot ?? null}::text IS NULL THEN NULL
                 WHEN spot_error IS NULL THEN ${at} ELSE COALESCE(spot_error_since, ${at}) END,
+              contract_error_since = CASE WHEN NOT ${contract} THEN contract_error_since
+                WHEN ${errors.contract ?? null}::text IS NULL THEN NULL
+                WHEN contract_error IS NULL THEN ${at} ELSE COALESCE(contract_error_since, ${at}) END,
               funding_error = CASE WHEN ${funding} THEN ${errors.funding ?? null} ELSE funding_error END,
               spot_error = CASE WHEN ${spot} THEN ${errors.spot ?? null} ELSE spot_error END,
+              contract_error = CASE WHEN ${contract} THEN ${errors.contract ?? null} ELSE contract_error END,
               owner_seen = ${at}
               WHERE label = ${label}`
           )

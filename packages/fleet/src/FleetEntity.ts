@@ -28,11 +28,10 @@ export class PassRequest extends Schema.Class<PassRequest>("@account-bills/fleet
   at: Schema.Number,
   label: Schema.optional(Schema.String),
   /**
-   * The kinds this pass walks; both when absent. A pass that goes on with walks stopped at the
+   * The kinds this pass walks; all three when absent. A pass that goes on with walks stopped at the
    * page bound walks only those: a kind already current would spend a request to find nothing.
    */
-  // The kinds a store keeps (core's futures account is not kept yet).
-  kinds: Schema.optional(Schema.Array(BillKind.pipe(Schema.pickLiteral("funding", "spot"))))
+  kinds: Schema.optional(Schema.Array(BillKind))
 }) {
   /**
    * The pass's time, its key: two requests of a pass at the same instant are one.

@@ -22,24 +22,24 @@ export const passes = Metric.counter("account_bills_fleet_passes", {
 })
 
 /**
- * Bills the passes added to the store.
+ * Bills the passes added to the store, tagged `kind` (funding, spot, contract).
  *
  * @since 0.1.0
  * @category metrics
  */
 export const bills = Metric.counter("account_bills_fleet_bills", {
-  description: "bills the passes added to the store",
+  description: "bills the passes added to the store, per kind",
   incremental: true
 })
 
 /**
- * Requests the passes sent, as the sync counted them.
+ * Requests the passes sent, as the sync counted them, tagged `kind`.
  *
  * @since 0.1.0
  * @category metrics
  */
 export const requests = Metric.counter("account_bills_fleet_requests", {
-  description: "requests the passes sent",
+  description: "requests the passes sent, per kind",
   incremental: true
 })
 

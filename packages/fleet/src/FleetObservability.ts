@@ -16,7 +16,7 @@
  *
  * @since 0.1.0
  */
-import { BillsMetrics } from "@account-bills/core"
+import { BillKind, BillsMetrics } from "@account-bills/core"
 import { Sharding } from "@effect/cluster/Sharding"
 import * as ShardId from "@effect/cluster/ShardId"
 import * as Metrics from "@effect/opentelemetry/Metrics"
@@ -132,11 +132,13 @@ export const refreshLag: Effect.Effect<void> = Effect.gen(function* () {
  * @category metrics
  */
 export const registerSeries: Effect.Effect<void> = Effect.gen(function* () {
-  const operations = ["fundingBills", "spotBills"] as const
+  const operations = ["fundingBills", "spotBills", "contractBills"] as const
   const counters = [
     ...(["done", "more", "failed"] as const).map((outcome) => Metric.tagged(FleetMetrics.passes, "outcome", outcome)),
-    FleetMetrics.bills,
-    FleetMetrics.requests,
+    ...BillKind.literals.flatMap((kind) => [
+      Metric.tagged(FleetMetrics.bills, "kind", kind),
+      Metric.tagged(FleetMetrics.requests, "kind", kind)
+    ]),
     ...operations.flatMap((operation) => [
       FleetMetrics.forOperation(FleetMetrics.budgetWaits, operation),
       BillsMetrics.forOperation(BillsMetrics.requests, operation),

@@ -7,8 +7,8 @@
  *
  * @since 0.1.0
  */
-import { BillsRateLimiter, type BillsConfigInput } from "@account-bills/core"
-import type { BillKind as StoreBillKind, StoreError } from "@account-bills/store"
+import { BillKind, BillsRateLimiter, type BillsConfigInput } from "@account-bills/core"
+import type { StoreError } from "@account-bills/store"
 import * as Entity from "@effect/cluster/Entity"
 import type * as ShardingConfig from "@effect/cluster/ShardingConfig"
 import * as Singleton from "@effect/cluster/Singleton"
@@ -176,7 +176,7 @@ const entityLayer = (options: FleetRunnerOptions, egress: ReadonlyArray<Egress.E
       // Passes refused for the account's credentials in a row: the next waits longer each time.
       let refusals = 0
 
-      const schedule = (after: number, at: number, kinds?: ReadonlyArray<StoreBillKind>) =>
+      const schedule = (after: number, at: number, kinds?: ReadonlyArray<BillKind>) =>
         Effect.gen(function* () {
           // One chain of passes per account: another pending pass (the reconciler's) takes over.
           const pending = yield* sql<{ readonly n: number | string }>`
@@ -205,7 +205,8 @@ const entityLayer = (options: FleetRunnerOptions, egress: ReadonlyArray<Egress.E
             if (opened.left._tag === "FleetAccountUnknown") return // removed: its chain ends here
             yield* Effect.logWarning(`pass of ${label}: ${opened.left.message}`)
             // Credentials this runner cannot open show in `status`, not only in its log.
-            yield* Effect.ignore(accounts.record(label, { funding: opened.left.message, spot: opened.left.message }))
+            const unopened = opened.left.message
+            yield* Effect.ignore(accounts.record(label, { funding: unopened, spot: unopened, contract: unopened }))
             const now = yield* Effect.clockWith((clock) => clock.currentTimeMillis)
             return yield* schedule(request.at, now + interval)
           }
@@ -282,10 +283,15 @@ const reconciler = (options: FleetRunnerOptions) =>
                   Effect.logWarning(`cannot schedule a pass of ${account.label}`, cause).pipe(
                     Effect.zipRight(
                       Effect.ignore(
-                        accounts.record(account.label, {
-                          funding: "its pass cannot be scheduled (see the runners' log)",
-                          spot: "its pass cannot be scheduled (see the runners' log)"
-                        })
+                        accounts.record(
+                          account.label,
+                          Object.fromEntries(
+                            BillKind.literals.map((kind) => [
+                              kind,
+                              "its pass cannot be scheduled (see the runners' log)"
+                            ])
+                          )
+                        )
                       )
                     )
                   )

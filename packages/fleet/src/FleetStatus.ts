@@ -39,6 +39,8 @@ export interface AccountStatus {
   readonly label: string
   readonly funding: KindStatus
   readonly spot: KindStatus
+  /** The futures account (since 0.2.0). */
+  readonly contract: KindStatus
   /** The runner passing the account (`host:port`), or null when none holds it. */
   readonly owner: string | null
   /** False when the owner has stopped heartbeating (it died; its accounts move soon); null without an owner. */
@@ -136,6 +138,7 @@ export const all: Effect.Effect<
           label: account.label,
           funding: yield* kind("funding"),
           spot: yield* kind("spot"),
+          contract: yield* kind("contract"),
           owner: account.owner ?? null,
           ownerAlive: account.owner === undefined ? null : (alive.get(account.owner) ?? false),
           lastPass: account.ownerSeen ?? null,

@@ -15,6 +15,13 @@
  */
 export * as BillFormat from "./cli/BillFormat.js"
 export { type ExportRequest, type ExportSummary, exportBills } from "./cli/ExportBills.js"
+/**
+ * The futures interface refusing a key: `exportBills` of the futures account alone fails with it.
+ *
+ * @since 0.2.0
+ * @category errors
+ */
+export { FuturesRefused } from "./cli/FuturesRefused.js"
 export { OutputClosed, OutputError } from "./cli/LineSink.js"
 export {
   FakeExchangeServer,

@@ -7,7 +7,7 @@
  * @since 0.1.0
  */
 import type { BillKind as CoreBillKind, ListOrder as CoreListOrder } from "@account-bills/core"
-import type { FundingBill, FundingBillsPage, SpotBill } from "@account-bills/core"
+import type { ContractBill, FundingBill, FundingBillsPage, SpotBill } from "@account-bills/core"
 import type * as SqlClient from "@effect/sql/SqlClient"
 import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"
@@ -24,13 +24,12 @@ import type {
 } from "./StoreErrors.js"
 
 /**
- * The accounts of the exchange whose bills a store keeps: core's `BillKind` but the futures
- * account (`"contract"`, which core reads since 0.2.0 and the store does not keep yet).
+ * The accounts of the exchange whose bills a store keeps (funding, spot and, since 0.2.0, contract): core's `BillKind`, one name for it.
  *
  * @since 0.1.0
  * @category models
  */
-export type BillKind = Exclude<CoreBillKind, "contract">
+export type BillKind = CoreBillKind
 
 /**
  * The order the exchange lists bills in, as the sync saw it (core's `ListOrder`); reads from the
@@ -76,7 +75,8 @@ export interface PageCommit {
   /** The lease holder; the commit fails with `SyncBusy` if another sync has taken the lease. */
   readonly owner: string
   readonly leaseMillis: number
-  readonly bills: ReadonlyArray<FundingBill | SpotBill>
+  /** Bills of `kind`: contract bills for `contract`, funding or spot bills for the others. */
+  readonly bills: ReadonlyArray<FundingBill | SpotBill | ContractBill>
   /** The encoded cursor after this page; ignored when `finished` is set. */
   readonly cursor: string
   /** Set on the walk's last page: the window it read, added to what is covered. */
@@ -106,6 +106,20 @@ export type StoreFailure = StoreUnavailable | StoreDiskFull
  */
 export interface StoredBillsQuery {
   readonly coinId?: number | undefined
+  readonly bizType?: string | undefined
+  readonly start?: number | undefined
+  readonly end?: number | undefined
+}
+
+/**
+ * The filter and window of a read of contract bills; bounds are inclusive epoch ms.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface StoredContractQuery {
+  readonly coinName?: string | undefined
+  readonly symbol?: string | undefined
   readonly bizType?: string | undefined
   readonly start?: number | undefined
   readonly end?: number | undefined
@@ -146,6 +160,11 @@ export interface BillsStoreShape {
     account: string,
     query: StoredBillsQuery & { readonly limit: number }
   ) => Effect.Effect<ReadonlyArray<SpotBill>, StoreFailure>
+  /** Up to `limit` contract bills as a contract response would list them (inclusive bounds). Since 0.2.0. */
+  readonly contractPage: (
+    account: string,
+    query: StoredContractQuery & { readonly limit: number }
+  ) => Effect.Effect<ReadonlyArray<ContractBill>, StoreFailure>
   /** The accounts the store holds. */
   readonly accounts: Effect.Effect<ReadonlyArray<StoredAccount>, StoreFailure>
   /** How many bills of (account, kind) the store holds. */

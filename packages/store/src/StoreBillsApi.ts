@@ -1,5 +1,5 @@
 /**
- * `BillsApi` answered from a store, with no network: the two operations list stored bills the
+ * `BillsApi` answered from a store, with no network: the three operations list stored bills the
  * way the exchange listed them (its order, inclusive bounds), and the streams are the client's
  * own walks over them, so export, audit and `Ledger` run offline unchanged and an NDJSON export
  * from the store is the export from the exchange.
@@ -12,6 +12,8 @@
 import {
   BillsApi,
   type BillsApiShape,
+  ContractBillsPage,
+  type ValidContractBillsParams,
   type ValidFundingBillsParams,
   type ValidSpotBillsParams
 } from "@account-bills/core"
@@ -67,8 +69,23 @@ export const make = (account: string): Effect.Effect<BillsApiShape, never, Bills
           limit: params.limit ?? 10
         })
       )
+    // Answered as v2 answers: the records alone, no `hasNextPage`; the walk narrows its window.
+    const fetchContract = (params: ValidContractBillsParams) =>
+      Effect.orDie(
+        Effect.map(
+          store.contractPage(account, {
+            coinName: params.asset,
+            symbol: params.symbol,
+            bizType: params.incomeType,
+            start: params.startTime,
+            end: params.endTime,
+            limit: params.limit ?? 20
+          }),
+          (items) => new ContractBillsPage({ items })
+        )
+      )
     // Calls are checked by the client (InvalidParams); the store only answers checked ones.
-    return BillsApi.fromOperations({ fetchFunding, fetchSpot })
+    return BillsApi.fromOperations({ fetchFunding, fetchSpot, fetchContract })
   })
 
 /**

@@ -5,6 +5,7 @@
  *
  * @since 0.1.0
  */
+import { BillKind } from "@account-bills/core"
 import * as Schema from "effect/Schema"
 
 /**
@@ -103,7 +104,7 @@ export class StorePasswordInUrl extends Schema.TaggedError<StorePasswordInUrl>("
  */
 export class SyncBusy extends Schema.TaggedError<SyncBusy>("@account-bills/SyncBusy")("SyncBusy", {
   account: Schema.String,
-  kind: Schema.Literal("funding", "spot"),
+  kind: BillKind,
   /** When the other sync's lease runs out unless it renews it, epoch ms. */
   until: Schema.Number
 }) {

@@ -8,7 +8,7 @@
  *
  * @since 0.1.0
  */
-import { type BillsApi, type BillsError, TimeBound, type TimeInput } from "@account-bills/core"
+import { type BillsApi, type BillsError, BillKind as BillKinds, TimeBound, type TimeInput } from "@account-bills/core"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
@@ -27,7 +27,7 @@ import { StoreUnavailable, type SyncStoreError } from "./StoreErrors.js"
  */
 export interface SyncOptions {
   readonly account: StoreAccount
-  /** Default both. */
+  /** Default all three. */
   readonly kinds?: ReadonlyArray<BillKind> | undefined
   /** Where the first run starts; default: everything the exchange serves. Later runs ignore it. */
   readonly from?: TimeInput | undefined
@@ -97,8 +97,6 @@ export interface SyncSummary extends SyncProgress {
  * fetched again from the last committed cursor.
  */
 const ahead = <A, E>(pages: Stream.Stream<A, E>) => Stream.buffer(pages, { capacity: 2 })
-
-const allKinds: ReadonlyArray<BillKind> = ["funding", "spot"]
 
 /**
  * A lease holder's name: unique per sync (a random UUID, so that no two processes, nor two
@@ -203,7 +201,8 @@ const syncKind = (options: SyncOptions, kind: BillKind) =>
   }).pipe(Effect.scoped, Effect.withSpan("Sync.kind", { attributes: { kind } }))
 
 /**
- * Syncs the account's bills into the store, both kinds at once, and returns what each did.
+ * Syncs the account's bills into the store, every kind asked for at once (the three by default),
+ * and returns what each did.
  *
  * @since 0.1.0
  * @category sync
@@ -215,7 +214,7 @@ export const run: (
 )(function* (options: SyncOptions) {
   const store = yield* BillsStore
   yield* store.register(options.account)
-  return yield* Effect.forEach(options.kinds ?? allKinds, (kind) => syncKind(options, kind), {
+  return yield* Effect.forEach(options.kinds ?? BillKinds.literals, (kind) => syncKind(options, kind), {
     concurrency: "unbounded"
   })
 })

@@ -20,6 +20,7 @@ export {
   type StoreCoverage,
   type StoredAccount,
   type StoredBillsQuery,
+  type StoredContractQuery,
   type StoreFailure,
   type SyncState
 } from "./BillsStore.js"

@@ -14,6 +14,7 @@ import * as path from "node:path"
 import { BillsStore, type PageCommit } from "../src/BillsStore.js"
 import * as StoreAccount from "../src/StoreAccount.js"
 import * as StoreLayer from "../src/StoreLayer.js"
+import { contractRecord, contractWire } from "./support/contractWire.js"
 import { engines } from "./support/engines.js"
 
 const now = Date.UTC(2025, 4, 1)
@@ -81,6 +82,45 @@ for (const engine of engines) {
         expect(window.map((bill) => bill.billId)).toEqual(["10", "9", "11"])
         const withdrawals = yield* store.spotPage(account.id, { bizType: "withdraw", limit: 10 })
         expect(withdrawals.map((bill) => bill.billId)).toEqual(["11"])
+      }).pipe(Effect.provide(fresh))
+    )
+
+    it.effect("contract bills keep to their own kind, read back as sent, by window, asset, symbol and type", () =>
+      Effect.gen(function* () {
+        yield* TestClock.setTime(now)
+        const store = yield* BillsStore
+        yield* store.register(account)
+        yield* store.acquireLease(account.id, "contract", "A", 30_000)
+        const bills = [
+          contractWire("736825748291061726", 3_000),
+          contractWire("9", 2_000, { incomeType: "position_funding", transferReason: null }),
+          contractWire("10", 2_000, { asset: "BTC", symbol: "cmt_ethusdt" }),
+          contractWire("11", 1_000)
+        ]
+        // A spot bill with an id a contract bill has is another bill: kinds never meet.
+        yield* store.acquireLease(account.id, "spot", "A", 30_000)
+        expect(yield* store.commitPage(page({ owner: "A", bills: [spot("9", 2_000)] }))).toBe(1)
+        expect(yield* store.commitPage(page({ owner: "A", kind: "contract", bills, order: "newest-first" }))).toBe(4)
+        expect(yield* store.commitPage(page({ owner: "A", kind: "contract", bills: bills.slice(1, 3) }))).toBe(0)
+        expect(yield* store.count(account.id, "contract")).toBe(4)
+        expect(yield* store.count(account.id, "spot")).toBe(1)
+
+        const listed = yield* store.contractPage(account.id, { limit: 10 })
+        expect(listed.map((bill) => bill.billId)).toEqual(["736825748291061726", "10", "9", "11"])
+        expect(listed).toEqual([bills[0], bills[2], bills[1], bills[3]])
+        expect(listed[0]?.raw).toEqual(contractRecord("736825748291061726", 3_000))
+        const window = yield* store.contractPage(account.id, { start: 1_000, end: 2_000, limit: 2 })
+        expect(window.map((bill) => bill.billId)).toEqual(["10", "9"])
+        expect((yield* store.contractPage(account.id, { coinName: "BTC", limit: 10 })).map((b) => b.billId)).toEqual([
+          "10"
+        ])
+        expect(
+          (yield* store.contractPage(account.id, { symbol: "cmt_ethusdt", limit: 10 })).map((b) => b.billId)
+        ).toEqual(["10"])
+        expect(
+          (yield* store.contractPage(account.id, { bizType: "position_funding", limit: 10 })).map((b) => b.billId)
+        ).toEqual(["9"])
+        expect(yield* store.coverage(account.id, "contract")).toMatchObject({ coveredTo: null, bills: 4 })
       }).pipe(Effect.provide(fresh))
     )
 

@@ -1,33 +1,18 @@
-import * as Reactivity from "@effect/experimental/Reactivity"
-import * as LibsqlClient from "@effect/sql-libsql/LibsqlClient"
-import * as PgClient from "@effect/sql-pg/PgClient"
-import type * as SqlClient from "@effect/sql/SqlClient"
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import * as Redacted from "effect/Redacted"
 import * as os from "node:os"
 import * as path from "node:path"
 import { BillsStore } from "../src/BillsStore.js"
 import * as StoreLayer from "../src/StoreLayer.js"
 import * as StoreTarget from "../src/StoreTarget.js"
 import { engines } from "./support/engines.js"
+import { withRaw } from "./support/rawClient.js"
 
 const open = (target: StoreTarget.StoreTarget) =>
   Effect.provide(
     Effect.map(BillsStore, (store) => store.target),
     StoreLayer.layer(target)
   )
-
-/** Runs `f` with a raw client on the same database, to do what a later release would. */
-const withRaw = <A>(target: StoreTarget.StoreTarget, f: (sql: SqlClient.SqlClient) => Effect.Effect<A, unknown>) =>
-  Effect.orDie(
-    Effect.flatMap(
-      target._tag === "Sqlite"
-        ? Effect.map(LibsqlClient.make({ url: `file:${target.path}` }), (client): SqlClient.SqlClient => client)
-        : Effect.map(PgClient.make({ url: Redacted.make(target.url) }), (client): SqlClient.SqlClient => client),
-      f
-    )
-  ).pipe(Effect.scoped, Effect.provide(Reactivity.layer))
 
 describe("store targets", () => {
   it.effect("a URL with a password is refused, and the password appears nowhere", () =>
@@ -76,7 +61,7 @@ for (const engine of engines) {
         const error = yield* Effect.flip(open(target))
         expect(error._tag).toBe("StoreTooNew")
         expect(error.message).toBe(
-          `the store ${target.display} has schema version 7, newer than the 2 this version of account-bills knows; upgrade account-bills`
+          `the store ${target.display} has schema version 7, newer than the 3 this version of account-bills knows; upgrade account-bills`
         )
       })
     )

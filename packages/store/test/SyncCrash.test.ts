@@ -76,14 +76,14 @@ describe("crash safety", () => {
       Effect.gen(function* () {
         const server = yield* FakeExchangeServer.make({
           rateLimit: false,
-          generate: { seed, funding: 5_000, spot: 8_000, sameMillisecondGroup: { every: 40, size: 5 } }
+          generate: { seed, funding: 5_000, spot: 8_000, contract: 6_000, sameMillisecondGroup: { every: 40, size: 5 } }
         })
         const dir = fs.mkdtempSync(path.join(os.tmpdir(), "account-bills-crash-"))
         const store = path.join(dir, "bills.sqlite")
         const prng = Prng.make(seed)
         const runs: Array<Run> = []
         for (let i = 0; i < kills; i++) {
-          // 130 pages in all, both kinds at once at 20 requests per second each: a kill after
+          // 190 pages in all, the three kinds at once at 20 requests per second each: a kill after
           // 1 to 12 pages of each run, plus up to 30 ms, lands anywhere in a page's life.
           const kill = { page: 1 + prng.int(12), delayMs: prng.int(30) }
           runs.push(yield* runChild(store, server.url, kill))
@@ -93,7 +93,8 @@ describe("crash safety", () => {
 
         const expected = {
           funding: (yield* server.exchange.bills("funding")).map((bill) => JSON.stringify(bill)),
-          spot: (yield* server.exchange.bills("spot")).map((bill) => JSON.stringify(bill))
+          spot: (yield* server.exchange.bills("spot")).map((bill) => JSON.stringify(bill)),
+          contract: (yield* server.exchange.contractBills).map((bill) => bill.billId)
         }
         const account = StoreAccount.make(Redacted.make(FakeExchange.defaultCredentials.apiKey), "crash")
         const stored = yield* Effect.gen(function* () {
@@ -104,14 +105,20 @@ describe("crash safety", () => {
           return {
             funding: yield* lines(api.streamFundingBills()),
             spot: yield* lines(api.streamSpotBills()),
-            rows: (yield* counts.count(account.id, "funding")) + (yield* counts.count(account.id, "spot"))
+            contract: yield* lines(api.streamContractBills()),
+            rows:
+              (yield* counts.count(account.id, "funding")) +
+              (yield* counts.count(account.id, "spot")) +
+              (yield* counts.count(account.id, "contract"))
           }
         }).pipe(
           Effect.provide(StoreBillsApi.layer(account.id)),
           Effect.provide(StoreLayer.layer({ _tag: "Sqlite", path: store, display: store }))
         )
-        const all = [...stored.funding, ...stored.spot]
-        const want = new Set([...expected.funding, ...expected.spot])
+        // The futures account's records go out under the interface's names: checked by id.
+        const storedContract = stored.contract.map((line) => String(JSON.parse(line).billId))
+        const all = [...stored.funding, ...stored.spot, ...storedContract]
+        const want = new Set([...expected.funding, ...expected.spot, ...expected.contract])
         const missing = [...want].filter((line) => !all.includes(line)).length
         const duplicated = all.length - new Set(all).size
         const killed = runs.filter((run) => run.killed).length
@@ -125,6 +132,8 @@ describe("crash safety", () => {
         expect(stored.rows).toBe(want.size)
         expect([...stored.funding].sort()).toEqual([...expected.funding].sort())
         expect([...stored.spot].sort()).toEqual([...expected.spot].sort())
+        expect([...storedContract].sort()).toEqual([...expected.contract].sort())
+        expect(storedContract.length).toBeGreaterThanOrEqual(6_000)
       }).pipe(Effect.scoped),
     { timeout: 180_000 }
   )

@@ -7,7 +7,7 @@
  *
  * @since 0.1.0
  */
-import { BillsConfig, CliHelp, credentialsConfig } from "@account-bills/core"
+import { BillKind, BillsConfig, CliHelp, credentialsConfig } from "@account-bills/core"
 import * as Command from "@effect/cli/Command"
 import * as HelpDoc from "@effect/cli/HelpDoc"
 import * as Options from "@effect/cli/Options"
@@ -123,11 +123,11 @@ const span = (millis: number | null): string => {
   return `${Math.round(millis / 86_400_000)}d`
 }
 
-/** An account whose kinds are both covered to within this of now, with no error, is current. */
+/** An account whose kinds are all covered to within this of now, with no error, is current. */
 const currentWithinMillis = 600_000
 
 const errorsOf = (row: FleetStatus.AccountStatus, now: number): string =>
-  (["funding", "spot"] as const)
+  BillKind.literals
     .flatMap((kind) => {
       const status = row[kind]
       if (status.error === null) return []
@@ -142,11 +142,11 @@ const statusLines = (
   runners: ReadonlyArray<FleetStatus.RunnerStatus>,
   now: number
 ): ReadonlyArray<string> => {
-  const failing = rows.filter((row) => row.funding.error !== null || row.spot.error !== null)
+  const failing = rows.filter((row) => BillKind.literals.some((kind) => row[kind].error !== null))
   const current = rows.filter(
     (row) =>
       !failing.includes(row) &&
-      [row.funding.lagMillis, row.spot.lagMillis].every((lag) => lag !== null && lag <= currentWithinMillis)
+      BillKind.literals.map((kind) => row[kind].lagMillis).every((lag) => lag !== null && lag <= currentWithinMillis)
   )
   const alive = runners.filter((runner) => runner.alive)
   const dead = runners.filter((runner) => !runner.alive)
@@ -157,15 +157,21 @@ const statusLines = (
       ? ""
       : `, ${dead.length} stopped heartbeating (${dead.map((runner) => `${runner.address} ${span(runner.heartbeatAgeMillis)} ago`).join(", ")})`)
   const table = [
-    ["account", "funding", "to", "lag", "spot", "to", "lag", "last pass", "next pass", "owner", "error"],
+    [
+      "account",
+      ...BillKind.literals.flatMap((kind) => [kind, "to", "lag"]),
+      "last pass",
+      "next pass",
+      "owner",
+      "error"
+    ],
     ...rows.map((row) => [
       row.label,
-      String(row.funding.bills),
-      iso(row.funding.coveredTo),
-      span(row.funding.lagMillis),
-      String(row.spot.bills),
-      iso(row.spot.coveredTo),
-      span(row.spot.lagMillis),
+      ...BillKind.literals.flatMap((kind) => [
+        String(row[kind].bills),
+        iso(row[kind].coveredTo),
+        span(row[kind].lagMillis)
+      ]),
       row.lastPass === null ? "-" : `${span(now - row.lastPass)} ago`,
       row.nextPass === null ? "-" : row.nextPass <= now ? "due" : `in ${span(row.nextPass - now)}`,
       row.owner === null ? "-" : row.ownerAlive === false ? `${row.owner} (not heartbeating)` : row.owner,

@@ -9,8 +9,11 @@ import * as Console from "effect/Console"
 import * as Schema from "effect/Schema"
 import * as DateTime from "effect/DateTime"
 import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import { NodeBillsApi } from "../NodeBillsApi.js"
+import { refusalAsFuturesRefused, skipRefusedContract, skippedLine } from "./FuturesRefused.js"
+import { accountsOf, type ExportAccount } from "./BillFormat.js"
 import { plain } from "./CoinSummary.js"
 import { importStore } from "./StoreModule.js"
 import type { UsageError } from "./UsageError.js"
@@ -42,7 +45,7 @@ export class ChainBroken extends Schema.TaggedError<ChainBroken>("@account-bills
  * @category models
  */
 export interface AuditFlags extends WindowFlags {
-  readonly account: "funding" | "spot" | "all"
+  readonly account: ExportAccount
   /** Read from this store instead of the exchange. */
   readonly db: Option.Option<string>
   /** With `db`: read a partly synced store anyway. */
@@ -135,20 +138,26 @@ export const runAudit = (query: Ledger.LedgerQuery, covered: ReadonlyArray<strin
  * @category commands
  */
 export const auditWith = (parsed: AuditFlags) =>
-  Effect.flatMap(validateWindow(parsed), (window) => {
+  Effect.gen(function* () {
+    const window = yield* validateWindow(parsed)
     const query = auditQuery(parsed, window)
-    return Option.match(parsed.db, {
-      onNone: () => runAudit(query).pipe(Effect.provide(NodeBillsApi.layerConfig())),
-      onSome: (db) =>
-        Effect.flatMap(
-          importStore("audit --db", () => import("./FromStore.js")),
-          ({ describeCoverage, fromStore }) =>
-            fromStore(db, {
-              kinds: parsed.account === "all" ? ["funding", "spot"] : [parsed.account],
-              window,
-              partial: parsed.partial,
-              label: Option.getOrUndefined(parsed.label)
-            })((coverage) => runAudit(query, coverage.map(describeCoverage)))
-        )
-    })
+    if (Option.isSome(parsed.db)) {
+      const { describeCoverage, fromStore } = yield* importStore("audit --db", () => import("./FromStore.js"))
+      return yield* fromStore(parsed.db.value, {
+        kinds: accountsOf(parsed.account),
+        contractOptional: parsed.account === "all",
+        window,
+        partial: parsed.partial,
+        label: Option.getOrUndefined(parsed.label)
+      })((coverage) => runAudit(query, coverage.map(describeCoverage)))
+    }
+    // All accounts: a key the futures interface refuses is said in one line, and the audit goes
+    // on with the other two. The futures account alone: the refusal is the audit's failure.
+    const api =
+      parsed.account === "all"
+        ? skipRefusedContract((refused) =>
+            Effect.sync(() => void process.stderr.write(`${skippedLine(refused)}\n`))
+          ).pipe(Layer.provide(NodeBillsApi.layerConfig()))
+        : NodeBillsApi.layerConfig()
+    return yield* runAudit(query).pipe(refusalAsFuturesRefused, Effect.provide(api))
   })

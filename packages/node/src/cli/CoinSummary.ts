@@ -4,7 +4,7 @@
  *
  * @since 0.1.0
  */
-import type { FundingBill, SpotBill } from "@account-bills/core"
+import type { AnyBill } from "./BillFormat.js"
 import * as BigDecimal from "effect/BigDecimal"
 import * as DateTime from "effect/DateTime"
 
@@ -28,12 +28,18 @@ interface Tally {
   coinName: string
   bills: number
   netChange: BigDecimal.BigDecimal
-  first: FundingBill | SpotBill
-  last: FundingBill | SpotBill
+  first: AnyBill
+  last: AnyBill
 }
 
+/** A coin's key: its id, or its name in the futures account, which has no coin ids. */
+const coinKey = (bill: AnyBill): string => ("coinId" in bill ? `#${bill.coinId}` : bill.coinName)
+
+/** The balance after a bill as the server wrote it: `afterAmount`, or the futures account's `balance`. */
+const balanceText = (bill: AnyBill): string => String(bill.raw.afterAmount ?? bill.raw.balance)
+
 /** Earlier in time; within one millisecond, the lower bill id (ids are digit strings). */
-const before = (a: FundingBill | SpotBill, b: FundingBill | SpotBill): boolean => {
+const before = (a: AnyBill, b: AnyBill): boolean => {
   const ta = DateTime.toEpochMillis(a.cTime)
   const tb = DateTime.toEpochMillis(b.cTime)
   if (ta !== tb) return ta < tb
@@ -47,12 +53,12 @@ const before = (a: FundingBill | SpotBill, b: FundingBill | SpotBill): boolean =
  * @category constructors
  */
 export const makeCoinTally = () => {
-  const coins = new Map<number, Tally>()
-  const add = (bills: ReadonlyArray<FundingBill | SpotBill>): void => {
+  const coins = new Map<string, Tally>()
+  const add = (bills: ReadonlyArray<AnyBill>): void => {
     for (const bill of bills) {
-      const tally = coins.get(bill.coinId)
+      const tally = coins.get(coinKey(bill))
       if (tally === undefined) {
-        coins.set(bill.coinId, {
+        coins.set(coinKey(bill), {
           coinName: bill.coinName,
           bills: 1,
           netChange: bill.deltaAmount,
@@ -73,8 +79,8 @@ export const makeCoinTally = () => {
         coinName: tally.coinName,
         bills: tally.bills,
         netChange: BigDecimal.normalize(tally.netChange),
-        firstBalance: String(tally.first.raw.afterAmount),
-        lastBalance: String(tally.last.raw.afterAmount)
+        firstBalance: balanceText(tally.first),
+        lastBalance: balanceText(tally.last)
       }))
       .sort((a, b) => a.coinName.localeCompare(b.coinName))
   return { add, summary }

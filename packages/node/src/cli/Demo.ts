@@ -1,9 +1,10 @@
 /**
  * `pnpm demo`: the main job with no account and no network. Starts the local exchange on
- * loopback with generated bills, exports both accounts from it over real HTTP under the real
- * rate limit, checks the exports against the exchange's own records, and prints a summary per
- * account and coin. Then keeps the history: syncs both accounts into a SQLite file, adds bills
- * on the exchange, syncs again with a handful of requests, and audits from the store offline.
+ * loopback with generated bills, exports the three accounts (funding, spot, futures) from it over
+ * real HTTP under the real rate limit, checks the exports against the exchange's own records, and
+ * prints a summary per account and coin. Then keeps the history: syncs the three accounts into a
+ * SQLite file, adds bills on the exchange, syncs again with a handful of requests, and audits from
+ * the store offline.
  *
  * @since 0.1.0
  */
@@ -19,7 +20,6 @@ import * as path from "node:path"
 import { FakeExchangeServer, type FakeExchangeServerService } from "../FakeExchangeServer.js"
 import { NodeBillsApi } from "../NodeBillsApi.js"
 import { runAudit } from "./AuditRun.js"
-import type { Account } from "./BillFormat.js"
 import { plain } from "./CoinSummary.js"
 import { countingUndici } from "./ExportRun.js"
 import { type AccountSummary, exportBills } from "./ExportBills.js"
@@ -31,7 +31,7 @@ import { type AccountSummary, exportBills } from "./ExportBills.js"
  * @category errors
  */
 export class DemoMismatch extends Schema.TaggedError<DemoMismatch>("@account-bills/node/DemoMismatch")("DemoMismatch", {
-  account: Schema.Literal("funding", "spot", "all"),
+  account: Schema.Literal("funding", "spot", "contract", "all"),
   lines: Schema.Number,
   bills: Schema.Number
 }) {
@@ -49,18 +49,21 @@ export class DemoMismatch extends Schema.TaggedError<DemoMismatch>("@account-bil
 export interface DemoOptions {
   readonly funding: number
   readonly spot: number
+  /** Bills of the futures account (since 0.2.0). */
+  readonly contract: number
   readonly seed: number
   /** Where the exports go; a fresh temporary folder by default. */
   readonly outDir?: string
 }
 
 /**
- * The demo's defaults: about 2,000 funding and 6,000 spot bills with same-millisecond groups.
+ * The demo's defaults: about 2,000 funding, 6,000 spot and 3,000 futures bills with
+ * same-millisecond groups.
  *
  * @since 0.1.0
  * @category utils
  */
-export const demoDefaults: DemoOptions = { funding: 2_000, spot: 6_000, seed: 20_240_501 }
+export const demoDefaults: DemoOptions = { funding: 2_000, spot: 6_000, contract: 3_000, seed: 20_240_501 }
 
 const table = (summaries: ReadonlyArray<AccountSummary>): string => {
   const rows = [["account", "coin", "bills", "net change", "first balance", "last balance"]]
@@ -87,7 +90,7 @@ const table = (summaries: ReadonlyArray<AccountSummary>): string => {
 }
 
 /**
- * The store part: syncs both accounts into a SQLite file, adds bills on the exchange, syncs
+ * The store part: syncs the three accounts into a SQLite file, adds bills on the exchange, syncs
  * again (printing how few requests that took), then audits from the store, offline.
  */
 const keepHistory = (server: FakeExchangeServerService, credentials: Credentials, db: string) =>
@@ -96,7 +99,12 @@ const keepHistory = (server: FakeExchangeServerService, credentials: Credentials
     const sync = Effect.gen(function* () {
       const http = yield* countingUndici
       return yield* Sync.run({ account }).pipe(
-        Effect.provide(NodeBillsApi.layer(credentials, { config: { baseUrl: server.url }, httpClient: http.layer }))
+        Effect.provide(
+          NodeBillsApi.layer(credentials, {
+            config: { baseUrl: server.url, contractBaseUrl: server.url },
+            httpClient: http.layer
+          })
+        )
       )
     })
     const store = StoreLayer.layerFrom(db)
@@ -125,6 +133,7 @@ export const runDemo = (options: DemoOptions = demoDefaults) =>
         seed: options.seed,
         funding: options.funding,
         spot: options.spot,
+        contract: options.contract,
         sameMillisecondGroup: { every: 40, size: 5 }
       }
     })
@@ -135,20 +144,45 @@ export const runDemo = (options: DemoOptions = demoDefaults) =>
       secret: Redacted.make(FakeExchange.defaultCredentials.secret),
       passphrase: Redacted.make(FakeExchange.defaultCredentials.passphrase)
     }
-    // Both accounts at once, as `bills export --account all` does: one file, each line a raw
+    // The three accounts at once, as `bills export --account all` does: one file, each line a raw
     // record with its account in front.
     const http = yield* countingUndici
     const out = path.join(outDir, "all.ndjson")
     const summary = yield* exportBills(
       { account: "all", format: "ndjson", out },
       { live: process.stderr.isTTY === true, requests: http.requestsOf }
-    ).pipe(Effect.provide(NodeBillsApi.layer(credentials, { config: { baseUrl: server.url }, httpClient: http.layer })))
+    ).pipe(
+      Effect.provide(
+        NodeBillsApi.layer(credentials, {
+          config: { baseUrl: server.url, contractBaseUrl: server.url },
+          httpClient: http.layer
+        })
+      )
+    )
     const written = fs
       .readFileSync(out, "utf8")
       .trimEnd()
       .split("\n")
       .filter((text) => text !== "")
-    for (const account of ["funding", "spot"] as const satisfies ReadonlyArray<Account>) {
+    // The futures account's records go out under the interface's own names (v2 or v3): each line
+    // is matched to the exchange's record by id, its amounts by text.
+    const contractLines = written
+      .filter((text) => text.startsWith('{"account":"contract",'))
+      .map((text): Record<string, unknown> => JSON.parse(text))
+    const contractHeld = new Map((yield* server.exchange.contractBills).map((bill) => [bill.billId, bill]))
+    const contractIds = new Set(contractLines.map((record) => String(record.billId)))
+    const contractExact = contractLines.every((record) => {
+      const bill = contractHeld.get(String(record.billId))
+      return (
+        bill !== undefined &&
+        String(record.income ?? record.amount) === bill.deltaAmount &&
+        String(record.balance) === bill.afterAmount
+      )
+    })
+    if (contractLines.length !== contractHeld.size || contractIds.size !== contractLines.length || !contractExact) {
+      return yield* new DemoMismatch({ account: "contract", lines: contractLines.length, bills: contractHeld.size })
+    }
+    for (const account of ["funding", "spot"] as const) {
       const expected = yield* server.exchange.bills(account)
       // The line the exchange's record makes with the tag written in front, by text, apart from
       // the writer's own code.

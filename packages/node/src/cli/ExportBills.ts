@@ -4,19 +4,21 @@
  *
  * @since 0.1.0
  */
-import {
-  BillsApi,
-  type BillsError,
-  type FundingBill,
-  InvalidParams,
-  isFundingBizType,
-  isSpotBizType,
-  type SpotBill
-} from "@account-bills/core"
+import { BillsApi, type BillsError, InvalidParams, isFundingBizType, isSpotBizType } from "@account-bills/core"
 import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
-import { type Account, type ExportAccount, type ExportFormat, header, line, taggedLine } from "./BillFormat.js"
+import {
+  type Account,
+  type AnyBill,
+  accountsOf,
+  type ExportAccount,
+  type ExportFormat,
+  header,
+  line,
+  taggedLine
+} from "./BillFormat.js"
 import { type CoinSummary, makeCoinTally } from "./CoinSummary.js"
+import { type FuturesRefused, futuresRefusal, skippedLine } from "./FuturesRefused.js"
 import * as LineSink from "./LineSink.js"
 import { fundingProgress, type PageProgress, servedFromNote, spotProgress } from "./PageProgress.js"
 import { count, makeProgress, minute, type ProgressCounts, type ProgressSnapshot } from "./Progress.js"
@@ -28,7 +30,7 @@ import { count, makeProgress, minute, type ProgressCounts, type ProgressSnapshot
  * @category models
  */
 export interface ExportRequest {
-  /** `all`: both accounts at once, each line tagged with its account (see BillFormat.ts). */
+  /** `all`: the three accounts at once, each line tagged with its account (see BillFormat.ts). */
   readonly account: ExportAccount
   readonly format: ExportFormat
   readonly from?: number
@@ -61,12 +63,14 @@ export interface AccountSummary extends ProgressCounts {
 export interface ExportSummary extends ProgressCounts {
   readonly account: ExportAccount
   readonly accounts: ReadonlyArray<AccountSummary>
+  /** With `all`: the futures interface refused the key, so the contract account was not read. */
+  readonly contractRefused?: FuturesRefused | undefined
 }
 
-/** One page of either walk, with how far its walk has come. */
+/** One page of any walk, with how far its walk has come. */
 interface Step extends PageProgress {
   readonly account: Account
-  readonly bills: ReadonlyArray<FundingBill | SpotBill>
+  readonly bills: ReadonlyArray<AnyBill>
 }
 
 interface Counts {
@@ -88,7 +92,9 @@ const interruptedHint =
 /**
  * Runs one export. `requests` reads how many HTTP requests have been sent so far, for an
  * account (a function) or for the one account exported (an effect); without a count per
- * account, an export of both shows each walk's own count.
+ * account, an export of all shows each walk's own count. With `all`, a key the futures interface
+ * refuses is said in one line and the other two accounts are exported; with `contract` alone, it
+ * fails with `FuturesRefused`.
  *
  * @since 0.1.0
  * @category utils
@@ -99,10 +105,13 @@ export const exportBills = (
     readonly live: boolean
     readonly requests: Effect.Effect<number> | ((account: Account) => Effect.Effect<number>)
   }
-): Effect.Effect<ExportSummary, BillsError | LineSink.OutputError | LineSink.OutputClosed, BillsApi> =>
+): Effect.Effect<ExportSummary, BillsError | FuturesRefused | LineSink.OutputError | LineSink.OutputClosed, BillsApi> =>
   Effect.gen(function* () {
     const api = yield* BillsApi
-    const accounts: ReadonlyArray<Account> = request.account === "all" ? ["funding", "spot"] : [request.account]
+    // A coin id names a coin of the funding and spot accounts; the futures account names assets
+    // (the ledger leaves it out the same way).
+    const coinOnly = request.account === "all" && request.coinId !== undefined
+    const accounts = accountsOf(request.account).filter((account) => !(coinOnly && account === "contract"))
     const query = {
       ...(request.from === undefined ? {} : { from: request.from }),
       ...(request.to === undefined ? {} : { to: request.to }),
@@ -111,8 +120,18 @@ export const exportBills = (
     }
     const bizType = request.bizType
     const filterError = (account: Account, rule: string) =>
-      new InvalidParams({ operation: account === "funding" ? "fundingBills" : "spotBills", field: "bizType", rule })
+      new InvalidParams({ operation: `${account}Bills`, field: "bizType", rule })
     const steps = (account: Account): Effect.Effect<Stream.Stream<Step, BillsError>, InvalidParams> => {
+      if (account === "contract") {
+        // The contract filter is sent as given (the docs' list has grown); the flags checked it.
+        const { coinId: _, ...window } = query
+        return Effect.succeed(
+          Stream.map(
+            api.streamContractPages({ ...window, ...(bizType === undefined ? {} : { incomeType: bizType }) }),
+            (page): Step => ({ account, bills: page.bills, ...spotProgress(page) })
+          )
+        )
+      }
       if (account === "funding") {
         if (bizType !== undefined && !isFundingBizType(bizType))
           return filterError(account, `${bizType} is not a funding bizType`)
@@ -135,6 +154,9 @@ export const exportBills = (
     const walks = yield* Effect.forEach(accounts, steps)
     const sink = yield* LineSink.open(request.out)
     const progress = yield* makeProgress(accounts, options.live)
+    if (coinOnly) {
+      yield* progress.note("contract: left out, --coin-id names a coin of the funding and spot accounts only")
+    }
     const requestsOf = (step: { readonly account: Account; readonly requests: number }) =>
       typeof options.requests === "function"
         ? options.requests(step.account)
@@ -157,40 +179,63 @@ export const exportBills = (
         const done = yield* progress.finish(account, { bills: counts.bills, pages: counts.pages, requests })
         summaries.push({ ...done, account, coins: counts.tally.summary() })
       })
+    let contractRefused: FuturesRefused | undefined
+    // With all accounts, a key the futures interface refuses ends the contract walk with one
+    // line; the other walks go on. Alone, the refusal is the export's failure.
+    const refusable = (account: Account, walk: Stream.Stream<Step, BillsError>) =>
+      Stream.catchAll(
+        walk,
+        (
+          error
+        ): Stream.Stream<Step | { readonly account: Account; readonly refused: true }, BillsError | FuturesRefused> => {
+          const refused = futuresRefusal(error)
+          if (refused === undefined) return Stream.fail(error)
+          if (!tagged) return Stream.fail(refused)
+          contractRefused = refused
+          return Stream.succeed({ account, refused: true } as const)
+        }
+      )
     // Each walk ends with a mark, so an account's summary line comes when that account is done.
-    const [first, second] = walks.map((walk, i) =>
-      Stream.concat(walk, Stream.succeed({ account: accounts[i] as Account, end: true } as const))
+    const marked = walks.map((walk, i) =>
+      Stream.concat(
+        refusable(accounts[i] as Account, walk),
+        Stream.succeed({ account: accounts[i] as Account, end: true } as const)
+      )
     )
-    // Two walks under separate limits run side by side; each page is written whole, so lines
-    // never interleave. One walk is consumed directly: nothing is read ahead of the writer.
+    // Walks under separate limits run side by side; each page is written whole, so lines never
+    // interleave. One walk is consumed directly: nothing is read ahead of the writer.
     const merged =
-      second === undefined
-        ? (first as NonNullable<typeof first>)
-        : Stream.merge(first as NonNullable<typeof first>, second)
+      marked.length === 1
+        ? (marked[0] as (typeof marked)[number])
+        : Stream.mergeAll(marked, { concurrency: "unbounded" })
     yield* sink.write(header(request.format, request.account))
     yield* Stream.runForEach(merged, (step) =>
-      "end" in step
-        ? finish(step.account)
-        : Effect.gen(function* () {
-            yield* sink.write(
-              step.bills
-                .map((bill) =>
-                  tagged ? taggedLine(request.format, step.account, bill) : line(request.format, step.account, bill)
-                )
-                .join("")
-            )
-            const counts = countsOf(step.account)
-            counts.bills += step.bills.length
-            counts.pages += 1
-            counts.tally.add(step.bills)
-            counts.requests = yield* requestsOf(step)
-            counts.reached = step.reached ?? counts.reached
-            if (step.servedFrom !== undefined && counts.servedFrom === undefined) {
-              counts.servedFrom = step.servedFrom
-              yield* progress.note(servedFromNote(step.account, step.servedFrom))
-            }
-            yield* progress.update(step.account, { ...counts, share: step.share })
-          })
+      "refused" in step
+        ? progress.end(step.account, skippedLine(contractRefused as FuturesRefused))
+        : "end" in step
+          ? step.account === "contract" && contractRefused !== undefined
+            ? Effect.void
+            : finish(step.account)
+          : Effect.gen(function* () {
+              yield* sink.write(
+                step.bills
+                  .map((bill) =>
+                    tagged ? taggedLine(request.format, step.account, bill) : line(request.format, step.account, bill)
+                  )
+                  .join("")
+              )
+              const counts = countsOf(step.account)
+              counts.bills += step.bills.length
+              counts.pages += 1
+              counts.tally.add(step.bills)
+              counts.requests = yield* requestsOf(step)
+              counts.reached = step.reached ?? counts.reached
+              if (step.servedFrom !== undefined && counts.servedFrom === undefined) {
+                counts.servedFrom = step.servedFrom
+                yield* progress.note(servedFromNote(step.account, step.servedFrom))
+              }
+              yield* progress.update(step.account, { ...counts, share: step.share })
+            })
     ).pipe(Effect.onInterrupt(() => progress.interrupted(interruptedLine, interruptedHint)))
     summaries.sort((a, b) => accounts.indexOf(a.account) - accounts.indexOf(b.account))
     return {
@@ -199,6 +244,7 @@ export const exportBills = (
       pages: summaries.reduce((sum, s) => sum + s.pages, 0),
       requests: summaries.reduce((sum, s) => sum + s.requests, 0),
       elapsedMillis: Math.max(...summaries.map((s) => s.elapsedMillis)),
-      accounts: summaries
+      accounts: summaries,
+      contractRefused
     }
   }).pipe(Effect.scoped)

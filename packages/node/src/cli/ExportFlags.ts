@@ -4,13 +4,20 @@
  *
  * @since 0.1.0
  */
-import { fundingBizTypes, spotBizTypes } from "@account-bills/core"
+import { type BillKind, contractIncomeTypes, fundingBizTypes, spotBizTypes } from "@account-bills/core"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import type { ExportAccount, ExportFormat } from "./BillFormat.js"
 import type { ExportRequest } from "./ExportBills.js"
 import { UsageError } from "./UsageError.js"
 import { validateWindow, type WindowFlags } from "./WindowFlags.js"
+
+/** The business types each account documents. */
+const bizTypesOf: Readonly<Record<BillKind, ReadonlyArray<string>>> = {
+  funding: fundingBizTypes,
+  spot: spotBizTypes,
+  contract: contractIncomeTypes
+}
 
 /**
  * The flags as parsed by the command line.
@@ -44,17 +51,23 @@ export const validateExportFlags = (
 ): Effect.Effect<{ readonly request: ExportRequest; readonly maxRps: number }, UsageError> =>
   Effect.gen(function* () {
     const window = yield* validateWindow(flags)
-    // With both accounts, a filter must mean the same on both, or one half would be refused.
+    // With all accounts, a filter must mean the same on each, or a part would be refused.
     const allowed: ReadonlyArray<string> =
-      flags.account === "funding"
-        ? fundingBizTypes
-        : flags.account === "spot"
-          ? spotBizTypes
-          : fundingBizTypes.filter((bizType) => (spotBizTypes as ReadonlyArray<string>).includes(bizType))
+      flags.account === "all"
+        ? fundingBizTypes.filter(
+            (bizType) => bizTypesOf.spot.includes(bizType) && bizTypesOf.contract.includes(bizType)
+          )
+        : bizTypesOf[flags.account]
     if (Option.isSome(flags.bizType) && !allowed.includes(flags.bizType.value)) {
-      const kind = flags.account === "all" ? "bizType of both accounts" : `${flags.account} bizType`
+      const kind = flags.account === "all" ? "bizType of all three accounts" : `${flags.account} bizType`
       return yield* new UsageError({
         reason: `--biz-type ${flags.bizType.value} is not a ${kind}; use one of ${allowed.join(", ")}`
+      })
+    }
+    if (Option.isSome(flags.coinId) && flags.account === "contract") {
+      return yield* new UsageError({
+        reason:
+          "--coin-id does not apply to the futures account, whose bills name assets, not coin ids; use it with --account funding or --account spot"
       })
     }
     if (Option.isSome(flags.label) && Option.isNone(flags.db)) {

@@ -12,15 +12,25 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
 import { NodeBillsApi } from "../NodeBillsApi.js"
-import type { Account } from "./BillFormat.js"
+import { type Account, accountsOf } from "./BillFormat.js"
 import { exportBills } from "./ExportBills.js"
 import { type ExportFlags, validateExportFlags } from "./ExportFlags.js"
 import { warnAboveRateLimit } from "./Flags.js"
 import { importStore } from "./StoreModule.js"
 
-/** The ends of the two operations' paths (the same on v2 and v3): the rest of a URL is the base's. */
-const fundingPath = "/account/fundingBills"
-const spotPath = "/account/bills"
+/**
+ * The account a request's path reads, by the end of the path (the same on v2 and v3; the rest of
+ * a URL is the base's): the contract paths first, since v2's `/capi/v2/account/bills` ends as
+ * spot's `/api/v2/account/bills` does.
+ */
+const accountOfPath = (path: string): Account | undefined =>
+  /\/capi\/v\d+\/account\/(income|bills)$/.test(path)
+    ? "contract"
+    : path.endsWith("/account/fundingBills")
+      ? "funding"
+      : path.endsWith("/account/bills")
+        ? "spot"
+        : undefined
 
 /**
  * HttpClient over undici that counts the requests it sends, in all and per account, for the
@@ -30,21 +40,26 @@ const spotPath = "/account/bills"
  * @category layers
  */
 export const countingUndici = Effect.map(
-  Effect.all([Ref.make(0), Ref.make(0), Ref.make(0)]),
-  ([funding, spot, other]) => ({
-    requests: Effect.map(Effect.all([Ref.get(funding), Ref.get(spot), Ref.get(other)]), ([a, b, c]) => a + b + c),
-    requestsOf: (account: Account) => Ref.get(account === "funding" ? funding : spot),
-    layer: Layer.effect(
-      HttpClient.HttpClient,
-      Effect.map(
+  Effect.all([Ref.make(0), Ref.make(0), Ref.make(0), Ref.make(0)]),
+  ([funding, spot, contract, other]) => {
+    const counters: Record<Account, Ref.Ref<number>> = { funding, spot, contract }
+    return {
+      requests: Effect.map(Effect.all([funding, spot, contract, other].map(Ref.get)), (each) =>
+        each.reduce((sum, n) => sum + n, 0)
+      ),
+      requestsOf: (account: Account) => Ref.get(counters[account]),
+      layer: Layer.effect(
         HttpClient.HttpClient,
-        HttpClient.tapRequest((request) => {
-          const path = new URL(request.url, "http://relative").pathname
-          return Ref.update(path.endsWith(fundingPath) ? funding : path.endsWith(spotPath) ? spot : other, (n) => n + 1)
-        })
-      )
-    ).pipe(Layer.provide(NodeHttpClient.layerUndici))
-  })
+        Effect.map(
+          HttpClient.HttpClient,
+          HttpClient.tapRequest((request) => {
+            const account = accountOfPath(new URL(request.url, "http://relative").pathname)
+            return Ref.update(account === undefined ? other : counters[account], (n) => n + 1)
+          })
+        )
+      ).pipe(Layer.provide(NodeHttpClient.layerUndici))
+    }
+  }
 )
 
 /**
@@ -60,7 +75,8 @@ export const runExport = (parsed: ExportFlags) =>
     if (Option.isSome(parsed.db)) {
       const { describeCoverage, fromStore } = yield* importStore("export --db", () => import("./FromStore.js"))
       return yield* fromStore(parsed.db.value, {
-        kinds: request.account === "all" ? ["funding", "spot"] : [request.account],
+        kinds: accountsOf(request.account),
+        contractOptional: request.account === "all",
         window: { from: request.from, to: request.to },
         partial: parsed.partial,
         label: Option.getOrUndefined(parsed.label)

@@ -6,7 +6,7 @@
  *
  * @since 0.1.0
  */
-import { fundingBizTypes, spotBizTypes } from "@account-bills/core"
+import { contractIncomeTypes, fundingBizTypes, spotBizTypes } from "@account-bills/core"
 import * as Options from "@effect/cli/Options"
 import * as Clock from "effect/Clock"
 import * as Config from "effect/Config"
@@ -61,15 +61,17 @@ const number = (flag: string, pseudoName: string, min: number, max?: number) =>
   Options.text(flag).pipe(Options.withPseudoName(pseudoName), Options.withSchema(wholeNumber(flag, min, max)))
 
 /**
- * The accounts a command reads: one of the two, or both.
+ * The accounts a command reads: one of the three, or all of them.
  *
  * @since 0.1.0
  * @category flags
  */
 export const account = Options.text("account").pipe(
-  Options.withPseudoName("funding|spot|all"),
-  Options.withSchema(oneOf("account", ["funding", "spot", "all"] as const)),
-  Options.withDescription("funding, spot, or all (both accounts at once)")
+  Options.withPseudoName("funding|spot|contract|all"),
+  Options.withSchema(oneOf("account", ["funding", "spot", "contract", "all"] as const)),
+  Options.withDescription(
+    "funding, spot, contract (the futures account), or all (the three at once; a key the futures interface refuses reads the other two)"
+  )
 )
 
 /**
@@ -123,13 +125,15 @@ export const coinId = number("coin-id", "N", 1).pipe(
 )
 
 /**
- * Every business type either account knows, for the help and the first check; which of them
+ * Every business type any account knows, for the help and the first check; which of them
  * an account takes is checked with `--account` (ExportFlags.ts).
  *
  * @since 0.1.0
  * @category constants
  */
-export const bizTypes: ReadonlyArray<string> = [...new Set<string>([...fundingBizTypes, ...spotBizTypes])]
+export const bizTypes: ReadonlyArray<string> = [
+  ...new Set<string>([...fundingBizTypes, ...spotBizTypes, ...contractIncomeTypes])
+]
 
 /**
  * `--biz-type T`: only this business type.
@@ -141,7 +145,7 @@ export const bizType = Options.text("biz-type").pipe(
   Options.withPseudoName("TYPE"),
   Options.withSchema(oneOf("biz-type", bizTypes)),
   Options.withDescription(
-    `only this business type. funding: ${fundingBizTypes.join(", ")}. spot: ${spotBizTypes.join(", ")}. With --account all, only those both have`
+    `only this business type. funding: ${fundingBizTypes.join(", ")}. spot: ${spotBizTypes.join(", ")}. contract: ${contractIncomeTypes.join(", ")}. With --account all, only those all three have`
   ),
   Options.optional
 )

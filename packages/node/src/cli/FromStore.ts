@@ -77,7 +77,15 @@ export interface StoreRead {
   readonly partial: boolean
   /** The stored account's label (`--label`), chosen over WEEX_API_KEY. */
   readonly label?: string | undefined
+  /**
+   * With all accounts: the futures account may never have been synced (its key refused): when
+   * the store holds none of its bills and no walk of it, the read says so and goes on.
+   */
+  readonly contractOptional?: boolean | undefined
 }
+
+/** No walk of the kind has begun: no bills, no covered window. */
+const neverSynced = (coverage: StoreCoverage): boolean => coverage.bills === 0 && coverage.coveredTo === null
 
 /**
  * Whether a read of `window` from a store with `coverage` gets every bill the exchange served
@@ -114,7 +122,17 @@ export const fromStore =
         const store = yield* BillsStore
         const account = yield* StoreBillsApi.resolveAccount({ apiKey, label: read.label })
         const coverage = yield* Effect.forEach(read.kinds, (kind) => store.coverage(account, kind))
-        const unfinished = coverage.filter((kind) => !readsWhole(kind, read.window))
+        const skipped = coverage.filter(
+          (kind) => read.contractOptional === true && kind.kind === "contract" && neverSynced(kind)
+        )
+        if (skipped.length > 0) {
+          yield* Effect.sync(() =>
+            process.stderr.write(
+              "contract: the store holds no futures account bills (no sync of it has run); reading funding and spot\n"
+            )
+          )
+        }
+        const unfinished = coverage.filter((kind) => !skipped.includes(kind) && !readsWhole(kind, read.window))
         if (unfinished.length > 0 && !read.partial) {
           return yield* new StoreIncomplete({ target: store.target, details: unfinished.map(describeCoverage) })
         }

@@ -4,7 +4,7 @@
  *
  * @since 0.1.0
  */
-import type { FundingPage, SpotPage } from "@account-bills/core"
+import type { ContractPage, FundingPage, SpotPage } from "@account-bills/core"
 import { maxPageSize } from "@account-bills/core"
 import * as DateTime from "effect/DateTime"
 import * as Predicate from "effect/Predicate"
@@ -58,12 +58,12 @@ export const fundingProgress = (page: FundingPage): PageProgress => {
 }
 
 /**
- * The progress a spot page shows.
+ * The progress a spot page shows, or a contract page (the same time-window walk).
  *
  * @since 0.1.0
  * @category utils
  */
-export const spotProgress = (page: SpotPage): PageProgress => {
+export const spotProgress = (page: SpotPage | ContractPage): PageProgress => {
   const servedFrom = servedFromOf(page)
   return {
     requests: page.requests,

@@ -64,5 +64,6 @@ export const exchangeEnv = (url: string, overrides: Record<string, string> = {})
   WEEX_API_SECRET: FakeExchange.defaultCredentials.secret,
   WEEX_API_PASSPHRASE: FakeExchange.defaultCredentials.passphrase,
   WEEX_BASE_URL: url,
+  WEEX_CONTRACT_BASE_URL: url,
   ...overrides
 })

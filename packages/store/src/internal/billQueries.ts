@@ -2,13 +2,14 @@
  * The bills of `ab_bills`: kept as the exchange sent them (amounts and ids as text, the raw
  * record as JSON), and listed back the way the exchange lists them.
  */
-import type { FundingBill, SpotBill } from "@account-bills/core"
+import type { ContractBill, FundingBill, SpotBill } from "@account-bills/core"
+import * as DateTime from "effect/DateTime"
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as SqlSchema from "@effect/sql/SqlSchema"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
-import { CountRow, FundingRow, Kind, Order, SpotRow, SyncKey } from "./storeRows.js"
+import { ContractRow, CountRow, FundingRow, Kind, Order, SpotRow, SyncKey } from "./storeRows.js"
 
 /** A bill as a row of `ab_bills`. */
 const BillRow = Schema.Struct({
@@ -50,12 +51,48 @@ export const toRow = (account: string, kind: typeof Kind.Type, bill: FundingBill
   raw: JSON.stringify(bill.raw)
 })
 
+/** A contract bill as a row of `ab_contract_bills`. */
+const ContractBillRow = Schema.Struct({
+  account: Schema.String,
+  bill_id: Schema.String,
+  c_time: Schema.Number,
+  coin_name: Schema.String,
+  symbol: Schema.NullOr(Schema.String),
+  biz_type: Schema.String,
+  delta_amount: Schema.String,
+  after_amount: Schema.String,
+  fees: Schema.String,
+  transfer_reason: Schema.NullOr(Schema.String),
+  raw: Schema.String
+})
+
+/** The first of `fields` the raw record has, as text: v3 and v2 name the contract fields apart. */
+const textOf = (raw: Readonly<Record<string, unknown>>, fields: ReadonlyArray<string>): string | null =>
+  fields.reduce<string | null>((found, field) => found ?? text(raw, field), null)
+
+/** The row of a contract bill of `account`. */
+export const toContractRow = (account: string, bill: ContractBill): typeof ContractBillRow.Type => ({
+  account,
+  bill_id: bill.billId,
+  c_time: DateTime.toEpochMillis(bill.cTime),
+  coin_name: bill.coinName,
+  symbol: Option.getOrNull(bill.symbol),
+  biz_type: bill.bizType,
+  delta_amount: textOf(bill.raw, ["income", "amount"]) ?? "",
+  after_amount: textOf(bill.raw, ["balance"]) ?? "",
+  fees: textOf(bill.raw, ["fillFee"]) ?? "",
+  transfer_reason: Option.getOrNull(bill.transferReason),
+  raw: JSON.stringify(bill.raw)
+})
+
 /** The filter and window of a read, inclusive bounds in epoch ms, with its listing order. */
 const Listing = Schema.Struct({
   account: Schema.String,
   kind: Kind,
   order: Order,
   coinId: Schema.optional(Schema.Number),
+  coinName: Schema.optional(Schema.String),
+  symbol: Schema.optional(Schema.String),
   bizType: Schema.optional(Schema.String),
   start: Schema.optional(Schema.Number),
   end: Schema.optional(Schema.Number),
@@ -63,25 +100,36 @@ const Listing = Schema.Struct({
   offset: Schema.Number
 })
 
+/** A read's filter, window and order. */
+export type Listing = typeof Listing.Type
+
 /** The queries on `ab_bills`, over the `SqlClient` in context. */
 export const make = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
 
-  /** Inserts the rows, dropping those whose key is held already; one row back per new bill. */
-  const insert = SqlSchema.findAll({
-    Request: Schema.Array(BillRow),
-    Result: Schema.Struct({ bill_id: Schema.String }),
-    execute: (rows) =>
-      rows.length === 0
-        ? Effect.succeed([])
-        : sql`INSERT INTO ab_bills ${sql.insert(rows)} ON CONFLICT DO NOTHING RETURNING bill_id`
-  })
+  /** Inserts rows into `table`, dropping those whose key is held already; one row back per new bill. */
+  const inserting = <Row extends Record<string, unknown>>(table: string, row: Schema.Schema<Row>) =>
+    SqlSchema.findAll({
+      Request: Schema.Array(row),
+      Result: Schema.Struct({ bill_id: Schema.String }),
+      execute: (rows) =>
+        rows.length === 0
+          ? Effect.succeed([])
+          : sql`INSERT INTO ${sql(table)} ${sql.insert(rows)} ON CONFLICT DO NOTHING RETURNING bill_id`
+    })
+  const insert = inserting("ab_bills", BillRow)
+  const insertContract = inserting("ab_contract_bills", ContractBillRow)
+
+  /** The contract bills sit in a table of their own, with no kind column (see migrations.ts). */
+  const table = (kind: typeof Kind.Type) => (kind === "contract" ? sql`ab_contract_bills` : sql`ab_bills`)
 
   const where = (query: typeof Listing.Encoded) =>
     sql.and([
       sql`account = ${query.account}`,
-      sql`kind = ${query.kind}`,
+      ...(query.kind === "contract" ? [] : [sql`kind = ${query.kind}`]),
       ...(query.coinId === undefined ? [] : [sql`coin_id = ${query.coinId}`]),
+      ...(query.coinName === undefined ? [] : [sql`coin_name = ${query.coinName}`]),
+      ...(query.symbol === undefined ? [] : [sql`symbol = ${query.symbol}`]),
       ...(query.bizType === undefined ? [] : [sql`biz_type = ${query.bizType}`]),
       ...(query.start === undefined ? [] : [sql`c_time >= ${query.start}`]),
       ...(query.end === undefined ? [] : [sql`c_time <= ${query.end}`])
@@ -89,7 +137,7 @@ export const make = Effect.gen(function* () {
 
   // Ids are digit strings: by length, then by text, is numeric order without leaving text.
   const listed = (query: typeof Listing.Encoded) =>
-    sql`SELECT raw FROM ab_bills WHERE ${where(query)} ${
+    sql`SELECT raw FROM ${table(query.kind)} WHERE ${where(query)} ${
       query.order === "newest-first"
         ? sql`ORDER BY c_time DESC, LENGTH(bill_id) DESC, bill_id DESC`
         : sql`ORDER BY c_time ASC, LENGTH(bill_id) ASC, bill_id ASC`
@@ -99,17 +147,21 @@ export const make = Effect.gen(function* () {
   const countMatching = SqlSchema.findOne({
     Request: Listing,
     Result: CountRow,
-    execute: (query) => sql`SELECT COUNT(*) AS n FROM ab_bills WHERE ${where(query)}`
+    execute: (query) => sql`SELECT COUNT(*) AS n FROM ${table(query.kind)} WHERE ${where(query)}`
   })
 
   const fundingRows = SqlSchema.findAll({ Request: Listing, Result: FundingRow, execute: listed })
   const spotRows = SqlSchema.findAll({ Request: Listing, Result: SpotRow, execute: listed })
+  const contractRows = SqlSchema.findAll({ Request: Listing, Result: ContractRow, execute: listed })
 
   /** How many bills of (account, kind) the store holds. */
   const count = SqlSchema.findOne({
     Request: SyncKey,
     Result: CountRow,
-    execute: (key) => sql`SELECT COUNT(*) AS n FROM ab_bills WHERE account = ${key.account} AND kind = ${key.kind}`
+    execute: (key) =>
+      key.kind === "contract"
+        ? sql`SELECT COUNT(*) AS n FROM ab_contract_bills WHERE account = ${key.account}`
+        : sql`SELECT COUNT(*) AS n FROM ab_bills WHERE account = ${key.account} AND kind = ${key.kind}`
   })
 
   const countOf = <E, R>(found: Effect.Effect<Option.Option<typeof CountRow.Type>, E, R>) =>
@@ -117,9 +169,11 @@ export const make = Effect.gen(function* () {
 
   return {
     insert,
+    insertContract,
     count: (key: typeof SyncKey.Type) => countOf(count(key)),
     countMatching: (query: typeof Listing.Type) => countOf(countMatching(query)),
     funding: (query: typeof Listing.Type) => Effect.map(fundingRows(query), (rows) => rows.map((row) => row.raw)),
-    spot: (query: typeof Listing.Type) => Effect.map(spotRows(query), (rows) => rows.map((row) => row.raw))
+    spot: (query: typeof Listing.Type) => Effect.map(spotRows(query), (rows) => rows.map((row) => row.raw)),
+    contract: (query: typeof Listing.Type) => Effect.map(contractRows(query), (rows) => rows.map((row) => row.raw))
   } as const
 })

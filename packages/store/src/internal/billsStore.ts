@@ -2,7 +2,7 @@
  * The store's operations over the `SqlClient` in context, composed from the queries of each
  * table. Pages commit their bills and the fenced cursor in one transaction.
  */
-import { FundingBillsPage } from "@account-bills/core"
+import { type ContractBill, FundingBillsPage, type FundingBill, type SpotBill } from "@account-bills/core"
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
@@ -14,6 +14,7 @@ import type {
   StoreCoverage,
   StoredAccount,
   StoredBillsQuery,
+  StoredContractQuery,
   StoreFailure,
   SyncState
 } from "../BillsStore.js"
@@ -114,9 +115,18 @@ export const make = (
         sql.withTransaction(
           Effect.gen(function* () {
             const at = yield* now
-            const added = yield* bills.insert(
-              page.bills.map((bill) => BillQueries.toRow(page.account, page.kind, bill))
-            )
+            const added =
+              page.kind === "contract"
+                ? yield* bills.insertContract(
+                    (page.bills as ReadonlyArray<ContractBill>).map((bill) =>
+                      BillQueries.toContractRow(page.account, bill)
+                    )
+                  )
+                : yield* bills.insert(
+                    (page.bills as ReadonlyArray<FundingBill | SpotBill>).map((bill) =>
+                      BillQueries.toRow(page.account, page.kind, bill)
+                    )
+                  )
             const advanced = yield* leases.advance({
               account: page.account,
               kind: page.kind,
@@ -169,14 +179,22 @@ export const make = (
         })
       })
 
-    const spotPage = (account: string, query: StoredBillsQuery & { readonly limit: number }) =>
-      Effect.gen(function* () {
-        return yield* mapped(
-          bills.spot({
+    /** The first `limit` bills of a kind listed by time window, as its response would list them. */
+    const windowPage = <A, E, R>(
+      account: string,
+      kind: "spot" | "contract",
+      query: StoredBillsQuery & StoredContractQuery & { readonly limit: number },
+      read: (listing: BillQueries.Listing) => Effect.Effect<A, E, R>
+    ) =>
+      Effect.flatMap(orderOf(account, kind), (order) =>
+        mapped(
+          read({
             account,
-            kind: "spot",
-            order: yield* orderOf(account, "spot"),
+            kind,
+            order,
             coinId: query.coinId,
+            coinName: query.coinName,
+            symbol: query.symbol,
             bizType: query.bizType,
             start: query.start,
             end: query.end,
@@ -184,7 +202,13 @@ export const make = (
             offset: 0
           })
         )
-      })
+      )
+
+    const spotPage = (account: string, query: StoredBillsQuery & { readonly limit: number }) =>
+      windowPage(account, "spot", query, bills.spot)
+
+    const contractPage = (account: string, query: StoredContractQuery & { readonly limit: number }) =>
+      windowPage(account, "contract", query, bills.contract)
 
     const count = (account: string, kind: BillKind) => mapped(bills.count({ account, kind }))
 
@@ -220,6 +244,7 @@ export const make = (
       commitPage: traced("BillsStore.commitPage", commitPage),
       fundingPage: traced("BillsStore.fundingPage", fundingPage),
       spotPage: traced("BillsStore.spotPage", spotPage),
+      contractPage: traced("BillsStore.contractPage", contractPage),
       count,
       coverage: traced("BillsStore.coverage", coverage)
     }

@@ -1,11 +1,14 @@
 /**
  * What a sync needs of each kind's walk, one entry per kind: how its stored cursor decodes and
  * encodes, which stream continues it, and what a page says of the exchange's order. The sync
- * itself is the same for both kinds.
+ * itself is the same for every kind.
  */
 import {
   BillsApi,
   type BillsError,
+  type ContractBill,
+  ContractCursor,
+  type ContractPage,
   type FundingBill,
   FundingCursor,
   type FundingPage,
@@ -21,8 +24,8 @@ import type { BillKind, ListOrder } from "../BillsStore.js"
 
 /** One page of either walk, as the sync commits it. */
 export interface WalkPage {
-  readonly bills: ReadonlyArray<FundingBill | SpotBill>
-  readonly cursor: FundingCursor | SpotCursor
+  readonly bills: ReadonlyArray<FundingBill | SpotBill | ContractBill>
+  readonly cursor: FundingCursor | SpotCursor | ContractCursor
   /** The cursor as stored, to resume from. */
   readonly encoded: string
   /** The exchange's order, when this page shows it. */
@@ -59,15 +62,12 @@ const fundingOrder = (page: FundingPage): ListOrder | undefined => {
   return a === b ? undefined : a > b ? "newest-first" : "oldest-first"
 }
 
-const spotOrder = (page: SpotPage): ListOrder | undefined =>
+/** The order a time-window walk (spot, contract) has worked out from what it was sent. */
+const windowOrder = (page: SpotPage | ContractPage): ListOrder | undefined =>
   page.cursor.order === "unknown" ? undefined : page.cursor.order
 
 /** A kind's walk from its cursor schema, its stream and its order rule. */
-const kindWalk = <
-  C extends FundingCursor | SpotCursor,
-  I,
-  P extends { readonly bills: WalkPage["bills"]; readonly cursor: C }
->(
+const kindWalk = <C extends WalkPage["cursor"], I, P extends { readonly bills: WalkPage["bills"]; readonly cursor: C }>(
   cursorSchema: Schema.Schema<C, I>,
   stream: (
     api: typeof BillsApi.Service,
@@ -106,5 +106,6 @@ const kindWalk = <
 /** Each kind's walk. */
 export const kindWalks: Record<BillKind, KindWalk> = {
   funding: kindWalk(FundingCursor, (api, query) => api.streamFundingPages(query), fundingOrder),
-  spot: kindWalk(SpotCursor, (api, query) => api.streamSpotPages(query), spotOrder)
+  spot: kindWalk(SpotCursor, (api, query) => api.streamSpotPages(query), windowOrder),
+  contract: kindWalk(ContractCursor, (api, query) => api.streamContractPages(query), windowOrder)
 }

@@ -56,11 +56,36 @@ const agedOut = Effect.gen(function* () {
   yield* sql`ALTER TABLE ab_sync ADD COLUMN aged_out TEXT`
 })
 
+/**
+ * The futures account's bills. They have no coin id (a coin name, and a contract symbol on
+ * most), so they get a table of their own rather than a nullable column in `ab_bills`: SQLite
+ * cannot relax a NOT NULL without copying the whole table, and a store of millions of bills
+ * migrates here by adding an empty table. `ab_sync` takes the kind `contract` as it is.
+ */
+const contract = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql`CREATE TABLE ab_contract_bills (
+    account TEXT NOT NULL,
+    bill_id TEXT NOT NULL,
+    c_time BIGINT NOT NULL,
+    coin_name TEXT NOT NULL,
+    symbol TEXT,
+    biz_type TEXT NOT NULL,
+    delta_amount TEXT NOT NULL,
+    after_amount TEXT NOT NULL,
+    fees TEXT NOT NULL,
+    transfer_reason TEXT,
+    raw TEXT NOT NULL,
+    PRIMARY KEY (account, bill_id)
+  )`
+  yield* sql`CREATE INDEX ab_contract_bills_time ON ab_contract_bills (account, c_time)`
+})
+
 /** Every migration, by id. */
-export const migrations = { "1_create": create, "2_aged_out": agedOut } as const
+export const migrations = { "1_create": create, "2_aged_out": agedOut, "3_contract": contract } as const
 
 /** The schema version this code writes: the id of the last migration. */
-export const schemaVersion = 2
+export const schemaVersion = 3
 
 /** The loader the Migrator runs. */
 export const loader = Migrator.fromRecord(migrations)

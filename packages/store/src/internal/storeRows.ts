@@ -4,14 +4,14 @@
  * decode through `DbInt`. A stored bill is the exchange's JSON text, decoded as the client
  * decodes a response.
  */
-import { FundingBillFromWire, SpotBillFromWire } from "@account-bills/core"
+import { BillKind, ContractBillFromWire, FundingBillFromWire, SpotBillFromWire } from "@account-bills/core"
 import * as Schema from "effect/Schema"
 
 /** An integer column, whichever way the engine returns it. */
 export const DbInt = Schema.Union(Schema.Int, Schema.compose(Schema.NumberFromString, Schema.Int))
 
-/** The two kinds of bills, as stored in the `kind` column. */
-export const Kind = Schema.Literal("funding", "spot")
+/** The kinds of bills, as stored in the `kind` column of `ab_sync` (and of `ab_bills`). */
+export const Kind = BillKind
 
 /** The order the exchange lists in, as stored in `server_order`. */
 export const Order = Schema.Literal("newest-first", "oldest-first")
@@ -50,3 +50,6 @@ export const FundingRow = Schema.Struct({ raw: Schema.parseJson(FundingBillFromW
 
 /** A stored spot bill: the exchange's record as JSON text. */
 export const SpotRow = Schema.Struct({ raw: Schema.parseJson(SpotBillFromWire) })
+
+/** A stored contract bill: the exchange's record as JSON text. */
+export const ContractRow = Schema.Struct({ raw: Schema.parseJson(ContractBillFromWire) })

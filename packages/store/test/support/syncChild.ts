@@ -28,7 +28,7 @@ const program = Sync.run({
           secret: Redacted.make(credentials.secret),
           passphrase: Redacted.make(credentials.passphrase)
         },
-        { config: { baseUrl }, rateLimit: { limit: Number(rps) } }
+        { config: { baseUrl, contractBaseUrl: baseUrl }, rateLimit: { limit: Number(rps) } }
       ),
       StoreLayer.layerFrom(store)
     )
