@@ -269,6 +269,14 @@ export class AddressBudget extends Context.Tag("@account-bills/fleet/AddressBudg
             grants.set(member, at)
             for (const [each, end] of grants) if (end !== undefined && at - end >= 2 * spacing) grants.delete(each)
           })
+        // Per log, this process's latest grant: while it still counts, the log must hold it.
+        const latest = new Map<string, string>()
+        const probeOf = (key: string, now: number) => {
+          const member = latest.get(key)
+          if (member === undefined || !ownOf(key).has(member)) return ""
+          const end = ownOf(key).get(member)
+          return end === undefined || now - end < spacing ? member : ""
+        }
         const grant = (key: string, member: string, operation: OperationName) =>
           Effect.gen(function* () {
             let first = true
@@ -278,15 +286,23 @@ export class AddressBudget extends Context.Tag("@account-bills/fleet/AddressBudg
               const args = [key, stateKey(key), limit, spacing, member, hold, known.get(key) ?? "", member]
               const [status, value, id] = yield* persist(
                 () =>
-                  redis.eval(grantScript, 2, ...args, ...(restore ? [1, ...ownGrants(key, now)] : [0])) as Promise<
-                    [number, number, string]
-                  >
+                  redis.eval(
+                    grantScript,
+                    2,
+                    ...args,
+                    ...(restore ? [1, probeOf(key, now), ...ownGrants(key, now)] : [0, probeOf(key, now)])
+                  ) as Promise<[number, number, string]>
               )
               // The state is not the one this process put its grants into: again, with them.
               restore = status === 2
               if (restore) continue
               known.set(key, id)
-              if (status === 1) return yield* Effect.sync(() => ownOf(key).set(member, undefined))
+              if (status === 1) {
+                return yield* Effect.sync(() => {
+                  ownOf(key).set(member, undefined)
+                  latest.set(key, member)
+                })
+              }
               if (first) yield* waited(operation)
               first = false
               yield* Effect.sleep(Duration.millis(value))

@@ -18,13 +18,15 @@
  * whole limit at once. So beside each log a state key holds an id, written when the state is
  * first made; a restart loses it with the log. A grant that finds no state makes a new one and
  * grants nothing for a whole window from then (every grant any runner knows of was given before
- * that instant). And a process whose id is not the state's (the state is new, or the process
- * lost its connection and cannot tell what Redis kept) puts its own grants of the last window
- * back into the log before it is granted: they count whatever Redis says.
+ * that instant). And a process that finds the log lost what it wrote (its id is not the
+ * state's, or its latest grant that still counts is missing from the log: a failover that kept
+ * the state but lost the last writes) puts its own grants of the last window back into the log
+ * before it is granted: they count whatever Redis says.
  *
  * KEYS[1] the log, KEYS[2] its state; ARGV limit, window ms, member, hold ms, the state id the
  * caller knows (`""` if none), an id for a state made now, then `1` and the caller's own recent
- * grants as (member, age ms) pairs, age `-1` for one in flight, or `0` and nothing.
+ * grants or `0` and nothing: its latest grant that still counts (`""` if none), then (member,
+ * age ms) pairs, age `-1` for one in flight.
  * Answers `{1, now, id}` for a grant; `{0, wait, id}`: milliseconds worth waiting before asking
  * again; `{2, 0, id}`: ask again with your own grants.
  */
@@ -39,9 +41,9 @@ if not id then
   id = ARGV[6]
   redis.call('HSET', KEYS[2], 'id', id, 'quiet', now + window)
 end
-if id ~= ARGV[5] then
+if id ~= ARGV[5] or (ARGV[8] ~= '' and not redis.call('ZSCORE', KEYS[1], ARGV[8])) then
   if ARGV[7] ~= '1' then return {2, 0, id} end
-  for i = 8, #ARGV - 1, 2 do
+  for i = 9, #ARGV - 1, 2 do
     local age = tonumber(ARGV[i + 1])
     redis.call('ZADD', KEYS[1], age < 0 and now + hold or now - age, ARGV[i])
   end

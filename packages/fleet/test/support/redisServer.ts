@@ -5,6 +5,7 @@
 import { type ChildProcess, execFileSync, spawn } from "node:child_process"
 import * as net from "node:net"
 import * as Effect from "effect/Effect"
+import { Redis } from "ioredis"
 import type * as Scope from "effect/Scope"
 import { freePorts } from "./ports.js"
 
@@ -21,6 +22,8 @@ export interface RedisServer {
   readonly url: string
   /** SIGKILLs the server and starts a new, empty one on the same port; resolves once it answers. */
   readonly restart: () => Effect.Effect<void>
+  /** Empties the server (FLUSHALL), its clients' connections kept. */
+  readonly flush: () => Effect.Effect<void>
 }
 
 const answers = (port: number) =>
@@ -64,5 +67,11 @@ export const scopedRedisServer: Effect.Effect<RedisServer, never, Scope.Scope> =
       })
   )
   yield* Effect.acquireRelease(start, () => stop)
-  return { url: `redis://127.0.0.1:${port}`, restart: () => Effect.zipRight(stop, start) }
+  const flush = () =>
+    Effect.promise(async () => {
+      const admin = new Redis(port, "127.0.0.1")
+      await admin.flushall()
+      await admin.quit()
+    })
+  return { url: `redis://127.0.0.1:${port}`, restart: () => Effect.zipRight(stop, start), flush }
 })
