@@ -10,7 +10,6 @@ export default defineConfig({
   test: {
     ...base.test,
     include: [
-      "packages/fleet/test/AccountPass.test.ts",
       "packages/fleet/test/FleetRequestsKept.test.ts",
       "packages/fleet/test/AddressBudgetMemory.test.ts",
       "packages/fleet/test/AddressBudgetQueue.test.ts",
