@@ -15,6 +15,7 @@
  */
 import * as Crypto from "node:crypto"
 import { BillsRateLimiter, type BillsRateLimiterShape, type OperationName } from "@account-bills/core"
+import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -27,7 +28,7 @@ import * as SynchronizedRef from "effect/SynchronizedRef"
 import { Redis } from "ioredis"
 import { BudgetUnavailable } from "./FleetErrors.js"
 import * as FleetMetrics from "./FleetMetrics.js"
-import { grantScript, logKey, releaseScript } from "./internal/slidingLog.js"
+import { grantScript, logKey, releaseScript, stateKey } from "./internal/slidingLog.js"
 
 /**
  * What the budget offers.
@@ -174,6 +175,9 @@ export class AddressBudget extends Context.Tag("@account-bills/fleet/AddressBudg
           })
         const runFork = Runtime.runFork(yield* Effect.runtime<never>())
         const scope = yield* Effect.scope
+        // Per log, the id of the Redis state this process has put its own grants into (see
+        // `internal/slidingLog.ts`). A reconnection forgets them all: what Redis kept is unknown.
+        const known = new Map<string, string>()
         const redis = yield* Effect.acquireRelease(
           Effect.tryPromise({
             try: async () => {
@@ -194,6 +198,7 @@ export class AddressBudget extends Context.Tag("@account-bills/fleet/AddressBudg
               })
               client.on("ready", () => {
                 lastConnectionError = undefined
+                known.clear()
                 if (!lost) return
                 lost = false
                 runFork(Effect.logWarning(`the shared budget at ${target} is back`))
@@ -236,14 +241,68 @@ export class AddressBudget extends Context.Tag("@account-bills/fleet/AddressBudg
           turns.set(key, turn)
           return turn
         }
+        // Per log, this process's own grants of the last window: in flight (`undefined`) or
+        // finished at (this process's clock). After a loss of Redis's state they go back into
+        // the log: they count at the exchange whatever Redis says.
+        const own = new Map<string, Map<string, number | undefined>>()
+        const ownOf = (key: string) => {
+          const existing = own.get(key)
+          if (existing !== undefined) return existing
+          const made = new Map<string, number | undefined>()
+          own.set(key, made)
+          return made
+        }
+        /** (member, age) pairs of the own grants that still count, `-1` for one in flight. */
+        const ownGrants = (key: string, now: number) => {
+          const pairs: Array<string | number> = []
+          for (const [member, finished] of ownOf(key)) {
+            if (finished === undefined) pairs.push(member, -1)
+            else if (now - finished < spacing) pairs.push(member, Math.max(0, now - finished))
+            else ownOf(key).delete(member)
+          }
+          return pairs
+        }
+        // A finished grant is kept one window; the older ones go, so the record stays that small.
+        const finished = (key: string, member: string, at: number) =>
+          Effect.sync(() => {
+            const grants = ownOf(key)
+            grants.set(member, at)
+            for (const [each, end] of grants) if (end !== undefined && at - end >= 2 * spacing) grants.delete(each)
+          })
+        // Per log, this process's latest grant: while it still counts, the log must hold it.
+        const latest = new Map<string, string>()
+        const probeOf = (key: string, now: number) => {
+          const member = latest.get(key)
+          if (member === undefined || !ownOf(key).has(member)) return ""
+          const end = ownOf(key).get(member)
+          return end === undefined || now - end < spacing ? member : ""
+        }
         const grant = (key: string, member: string, operation: OperationName) =>
           Effect.gen(function* () {
             let first = true
+            let restore = !known.has(key)
             while (true) {
-              const [granted, value] = yield* persist(
-                () => redis.eval(grantScript, 1, key, limit, spacing, member, hold) as Promise<[number, number]>
+              const now = yield* Clock.currentTimeMillis
+              const args = [key, stateKey(key), limit, spacing, member, hold, known.get(key) ?? "", member]
+              const [status, value, id] = yield* persist(
+                () =>
+                  redis.eval(
+                    grantScript,
+                    2,
+                    ...args,
+                    ...(restore ? [1, probeOf(key, now), ...ownGrants(key, now)] : [0, probeOf(key, now)])
+                  ) as Promise<[number, number, string]>
               )
-              if (granted === 1) return
+              // The state is not the one this process put its grants into: again, with them.
+              restore = status === 2
+              if (restore) continue
+              known.set(key, id)
+              if (status === 1) {
+                return yield* Effect.sync(() => {
+                  ownOf(key).set(member, undefined)
+                  latest.set(key, member)
+                })
+              }
               if (first) yield* waited(operation)
               first = false
               yield* Effect.sleep(Duration.millis(value))
@@ -253,7 +312,7 @@ export class AddressBudget extends Context.Tag("@account-bills/fleet/AddressBudg
         // `hold` after it was given, so giving up only keeps its place longer, and a runner told
         // to stop is not held by a Redis that is away.
         const release = (key: string, member: string) =>
-          persist(() => redis.eval(releaseScript, 1, key, member) as Promise<number>).pipe(
+          persist(() => redis.eval(releaseScript, 1, key, member, spacing, hold) as Promise<number>).pipe(
             Effect.interruptible,
             Effect.timeout(releaseTimeout),
             Effect.ignore
@@ -278,16 +337,21 @@ export class AddressBudget extends Context.Tag("@account-bills/fleet/AddressBudg
                   Effect.onExit(restore(request), (exit) =>
                     // A request given up on its way may still reach the exchange: its grant
                     // counts one more window before it is released, apart from the one giving up.
-                    Exit.isInterrupted(exit)
-                      ? Effect.asVoid(
-                          // In the layer's scope: closing the budget ends it (the grant then frees
-                          // itself after `hold`), where a daemon fiber would outlive the runner.
-                          Effect.forkIn(
-                            Effect.zipRight(Effect.sleep(Duration.millis(spacing)), release(key, member)),
-                            scope
+                    Effect.zipRight(
+                      Effect.flatMap(Clock.currentTimeMillis, (now) =>
+                        finished(key, member, Exit.isInterrupted(exit) ? now + spacing : now)
+                      ),
+                      Exit.isInterrupted(exit)
+                        ? Effect.asVoid(
+                            // In the layer's scope: closing the budget ends it (the grant then frees
+                            // itself after `hold`), where a daemon fiber would outlive the runner.
+                            Effect.forkIn(
+                              Effect.zipRight(Effect.sleep(Duration.millis(spacing)), release(key, member)),
+                              scope
+                            )
                           )
-                        )
-                      : release(key, member)
+                        : release(key, member)
+                    )
                   )
                 )
               )

@@ -6,7 +6,6 @@
  * runners ever held one account at once.
  */
 import { SlidingWindow } from "@account-bills/core/testing"
-import { BillsStore } from "@account-bills/store"
 import * as SqlClient from "@effect/sql/SqlClient"
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
@@ -30,7 +29,7 @@ describe.skipIf(postgresUrl === undefined || redisUrl === undefined)("a fleet of
     `3 runners, ${accounts} accounts, one shared address budget; one SIGKILLed mid-pass, one SIGTERMed`,
     () =>
       Effect.gen(function* () {
-        const { db, exchange, database, current } = yield* seededFleet({
+        const { db, exchange, current, exact } = yield* seededFleet({
           accounts,
           labelOf,
           credentialsOf,
@@ -121,30 +120,19 @@ describe.skipIf(postgresUrl === undefined || redisUrl === undefined)("a fleet of
         // A runner that has exited passes nothing more: a pass it left without an end (a hand-over
         // past its deadline exits at once) ends there.
         cut.set(stopped.name, Date.now())
+        const tookToStop = Date.now() - termAt
         console.info(
-          `fleet process test: the SIGTERMed runner exited after ${Date.now() - termAt} ms${stopped.stderr().includes("could not hand its accounts over") ? ", past its hand-over deadline" : ""}`
+          `fleet process test: the SIGTERMed runner exited after ${tookToStop} ms${stopped.stderr().includes("could not hand its accounts over") ? ", past its hand-over deadline" : ""}`
         )
+        // Not asserted here yet: on a loaded 2-core machine a SIGTERM in the middle of passes
+        // on a busy budget still runs into the 4 s deadline (the passes end 2 to 3.5 s after the
+        // runner's layer starts closing, then 64 shard releases queue on the lock connection);
+        // FleetShutdown.test.ts asserts the hand-over of a runner with two light accounts.
 
         yield* until("every account brought current", 180_000, () => Effect.runPromise(current(true)))
 
         // Field for field.
-        yield* Effect.gen(function* () {
-          const store = yield* BillsStore
-          for (let i = 0; i < accounts; i++) {
-            const label = labelOf(i)
-            const fake = exchange.exchanges.get(credentialsOf(i).apiKey)
-            if (fake === undefined) return yield* Effect.dieMessage("no exchange")
-            const funding = yield* store.fundingPage(label, { pageIndex: 1, pageSize: 1_000_000 })
-            const spot = yield* store.spotPage(label, { limit: 1_000_000 })
-            const sorted = (lines: ReadonlyArray<string>) => [...lines].sort()
-            expect(sorted(funding.items.map((bill) => JSON.stringify(bill.raw)))).toEqual(
-              sorted((yield* fake.bills("funding")).map((bill) => JSON.stringify(bill)))
-            )
-            expect(sorted(spot.map((bill) => JSON.stringify(bill.raw)))).toEqual(
-              sorted((yield* fake.bills("spot")).map((bill) => JSON.stringify(bill)))
-            )
-          }
-        }).pipe(Effect.provide(database))
+        yield* exact
 
         // Processed pass messages are purged: the cluster's table stays small however many passes ran.
         const processed = Effect.gen(function* () {

@@ -13,7 +13,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 
 /** The advisory lock of the fleet's set-up: any constant other locks of the database do not use. */
-const setupLockKey = 7_264_105_222
+export const setupLockKey = 7_264_105_222
 
 /**
  * `layer`, built while this process holds the fleet's set-up lock; it runs for the lifetime of

@@ -12,8 +12,23 @@
  */
 
 /**
- * KEYS[1] the log; ARGV limit, window ms, member, hold ms. Answers `{1, now}` for a grant, or
- * `{0, wait}`: milliseconds worth waiting before asking again.
+ * What a loss of the log would break, and how it is caught. Redis restarted empty (or a failover
+ * that lost the last writes) forgets the grants of the last window while the exchange still
+ * counts their requests: every runner would take the empty log for a fresh budget and send a
+ * whole limit at once. So beside each log a state key holds an id, written when the state is
+ * first made; a restart loses it with the log. A grant that finds no state makes a new one and
+ * grants nothing for a whole window from then (every grant any runner knows of was given before
+ * that instant). And a process that finds the log lost what it wrote (its id is not the
+ * state's, or its latest grant that still counts is missing from the log: a failover that kept
+ * the state but lost the last writes) puts its own grants of the last window back into the log
+ * before it is granted: they count whatever Redis says.
+ *
+ * KEYS[1] the log, KEYS[2] its state; ARGV limit, window ms, member, hold ms, the state id the
+ * caller knows (`""` if none), an id for a state made now, then `1` and the caller's own recent
+ * grants or `0` and nothing: its latest grant that still counts (`""` if none), then (member,
+ * age ms) pairs, age `-1` for one in flight.
+ * Answers `{1, now, id}` for a grant; `{0, wait, id}`: milliseconds worth waiting before asking
+ * again; `{2, 0, id}`: ask again with your own grants.
  */
 export const grantScript = `
 local t = redis.call('TIME')
@@ -21,24 +36,46 @@ local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local limit = tonumber(ARGV[1])
 local window = tonumber(ARGV[2])
 local hold = tonumber(ARGV[4])
+local id = redis.call('HGET', KEYS[2], 'id')
+if not id then
+  id = ARGV[6]
+  redis.call('HSET', KEYS[2], 'id', id, 'quiet', now + window)
+end
+if id ~= ARGV[5] or (ARGV[8] ~= '' and not redis.call('ZSCORE', KEYS[1], ARGV[8])) then
+  if ARGV[7] ~= '1' then return {2, 0, id} end
+  for i = 9, #ARGV - 1, 2 do
+    local age = tonumber(ARGV[i + 1])
+    redis.call('ZADD', KEYS[1], age < 0 and now + hold or now - age, ARGV[i])
+  end
+  redis.call('PEXPIRE', KEYS[1], hold + window + 1000)
+end
+local quiet = tonumber(redis.call('HGET', KEYS[2], 'quiet'))
+if now < quiet then return {0, math.max(1, math.min(quiet - now, 50)), id} end
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - window)
 if redis.call('ZCARD', KEYS[1]) < limit then
   redis.call('ZADD', KEYS[1], now + hold, ARGV[3])
   redis.call('PEXPIRE', KEYS[1], hold + window + 1000)
-  return {1, now}
+  return {1, now, id}
 end
 local oldest = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
-return {0, math.max(1, math.min(tonumber(oldest[2]) + window - now, 50))}
+return {0, math.max(1, math.min(tonumber(oldest[2]) + window - now, 50)), id}
 `
 
-/** KEYS[1] the log; ARGV member. Places a finished request's entry at now; answers now. */
+/**
+ * KEYS[1] the log; ARGV member, window ms, hold ms. Places a finished request's entry at now
+ * (adding it again if a loss of the log took it); answers now.
+ */
 export const releaseScript = `
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-redis.call('ZADD', KEYS[1], 'XX', now, ARGV[1])
+redis.call('ZADD', KEYS[1], now, ARGV[1])
+redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[3]) + tonumber(ARGV[2]) + 1000)
 return now
 `
 
 /** The sorted set of one address and operation. */
 export const logKey = (prefix: string, address: string, operation: string): string =>
   `${prefix}:${address}:${operation}`
+
+/** The state key beside a log: its id is lost with the log when Redis loses its data. */
+export const stateKey = (log: string): string => `${log}:state`

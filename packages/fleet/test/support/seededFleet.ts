@@ -4,6 +4,8 @@
  * account's store holds all of it.
  */
 import type { FakeExchangeOptions } from "@account-bills/core/testing"
+import { BillsStore } from "@account-bills/store"
+import { expect } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
@@ -55,7 +57,25 @@ export const seededFleet = (options: SeededFleetOptions) =>
         }
         return rows.length === options.accounts
       }).pipe(Effect.provide(database), Effect.orDie)
-    return { db, now, exchange, database, current }
+    /** Every account's store equals its exchange, field for field (expects, so a difference fails the test). */
+    const exact: Effect.Effect<void> = Effect.gen(function* () {
+      const store = yield* BillsStore
+      const sorted = (lines: ReadonlyArray<string>) => [...lines].sort()
+      for (let i = 0; i < options.accounts; i++) {
+        const label = options.labelOf(i)
+        const fake = exchange.exchanges.get(options.credentialsOf(i).apiKey)
+        if (fake === undefined) return yield* Effect.dieMessage(`no exchange for ${label}`)
+        const funding = yield* store.fundingPage(label, { pageIndex: 1, pageSize: 1_000_000 })
+        const spot = yield* store.spotPage(label, { limit: 1_000_000 })
+        expect(sorted(funding.items.map((bill) => JSON.stringify(bill.raw))), label).toEqual(
+          sorted((yield* fake.bills("funding")).map((bill) => JSON.stringify(bill)))
+        )
+        expect(sorted(spot.map((bill) => JSON.stringify(bill.raw))), label).toEqual(
+          sorted((yield* fake.bills("spot")).map((bill) => JSON.stringify(bill)))
+        )
+      }
+    }).pipe(Effect.provide(database), Effect.orDie)
+    return { db, now, exchange, database, current, exact }
   })
 
 /** The fleet `seededFleet` makes, for the lifetime of the scope. */
