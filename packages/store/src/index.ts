@@ -29,6 +29,7 @@ export {
   StoreDiskFull,
   type StoreError,
   StoreNotFound,
+  StoreNotSynced,
   StorePasswordInUrl,
   StoreTooNew,
   StoreUnavailable,

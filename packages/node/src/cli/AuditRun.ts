@@ -148,7 +148,7 @@ export const auditWith = (parsed: AuditFlags) =>
               window,
               partial: parsed.partial,
               label: Option.getOrUndefined(parsed.label)
-            })((coverage) => runAudit(query, coverage.map(describeCoverage)))
+            })((coverage) => runAudit(query, coverage.map((kind) => describeCoverage(kind, parsed))))
         )
     })
   })
