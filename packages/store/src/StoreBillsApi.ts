@@ -61,16 +61,14 @@ export interface ReadOptions {
  * The window `[start, end]` (inclusive, as the operations take it) cut to what `coverage` holds
  * completely, or the read's failure when it holds nothing completely yet.
  */
-const within =
-  (target: string, coverage: StoreCoverage) =>
-  (start: number | undefined, end: number | undefined) =>
-    coverage.coveredFrom === null || coverage.coveredTo === null
-      ? Effect.die(new StoreNotSynced({ target, account: coverage.account, kind: coverage.kind }))
-      : Effect.succeed({
-          start: Math.max(start ?? coverage.coveredFrom, coverage.coveredFrom),
-          // The covered end is exclusive.
-          end: Math.min(end ?? coverage.coveredTo - 1, coverage.coveredTo - 1)
-        })
+const within = (target: string, coverage: StoreCoverage) => (start: number | undefined, end: number | undefined) =>
+  coverage.coveredFrom === null || coverage.coveredTo === null
+    ? Effect.die(new StoreNotSynced({ target, account: coverage.account, kind: coverage.kind }))
+    : Effect.succeed({
+        start: Math.max(start ?? coverage.coveredFrom, coverage.coveredFrom),
+        // The covered end is exclusive.
+        end: Math.min(end ?? coverage.coveredTo - 1, coverage.coveredTo - 1)
+      })
 
 /**
  * The client over the store in context, for one account (its `StoreAccount.id`).

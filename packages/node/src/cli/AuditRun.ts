@@ -148,7 +148,12 @@ export const auditWith = (parsed: AuditFlags) =>
               window,
               partial: parsed.partial,
               label: Option.getOrUndefined(parsed.label)
-            })((coverage) => runAudit(query, coverage.map((kind) => describeCoverage(kind, parsed))))
+            })((coverage) =>
+              runAudit(
+                query,
+                coverage.map((kind) => describeCoverage(kind, parsed))
+              )
+            )
         )
     })
   })

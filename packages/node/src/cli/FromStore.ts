@@ -119,7 +119,10 @@ export const fromStore =
         const coverage = yield* Effect.forEach(read.kinds, (kind) => store.coverage(account, kind))
         const unfinished = coverage.filter((kind) => !readsWhole(kind, read.window))
         if (unfinished.length > 0 && !read.partial) {
-          return yield* new StoreIncomplete({ target: store.target, details: unfinished.map((kind) => describeCoverage(kind)) })
+          return yield* new StoreIncomplete({
+            target: store.target,
+            details: unfinished.map((kind) => describeCoverage(kind))
+          })
         }
         // The client reads up to the ends just read, whatever a sync commits meanwhile.
         const api = StoreBillsApi.layer(account, { partial: read.partial, coverage })
