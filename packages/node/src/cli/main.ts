@@ -8,7 +8,8 @@
  *
  * @since 0.1.0
  */
-import { CliHelp } from "@account-bills/core"
+// Deep paths, not the barrel: the help must not load the client (the bundle would carry it all).
+import * as CliHelp from "@account-bills/core/CliHelp"
 import * as Command from "@effect/cli/Command"
 import * as HelpDoc from "@effect/cli/HelpDoc"
 import * as ValidationError from "@effect/cli/ValidationError"
