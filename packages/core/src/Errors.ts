@@ -45,6 +45,7 @@ export const BillsApiErrorReason = Schema.Literal(
   "HistoryLimit",
   "Maintenance",
   "ServerError",
+  "NotFound",
   "Unknown"
 )
 
@@ -76,11 +77,20 @@ export class BillsApiError extends Schema.TaggedError<BillsApiError>("@account-b
     requestTime: Schema.optional(Schema.Number),
     status: Schema.Number,
     /** Milliseconds to wait before trying again, from a `Retry-After` header. */
-    retryAfterMillis: Schema.optional(Schema.Number)
+    retryAfterMillis: Schema.optional(Schema.Number),
+    /**
+     * The URL asked for, when the exchange has nothing there (`NotFound`, HTTP 404): then the
+     * interface version or the base URL is wrong, and the message says so.
+     */
+    url: Schema.optional(Schema.String)
   }
 ) {
   override get message(): string {
     const code = this.code === "" ? "" : ` code ${this.code}`
+    if (this.reason === "NotFound" && this.url !== undefined && URL.canParse(this.url)) {
+      const url = new URL(this.url)
+      return `${this.operation}: the exchange has no ${url.pathname} at ${url.origin} (HTTP ${this.status},${code}: ${this.msg}): the likely cause is WEEX_API_VERSION (apiVersion) naming another interface version than the exchange serves there (v2 or v3), or WEEX_BASE_URL (baseUrl) pointing elsewhere`
+    }
     return `${this.operation}: the exchange refused the request (${this.reason},${code} HTTP ${this.status}): ${this.msg}`
   }
 }

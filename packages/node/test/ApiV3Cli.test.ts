@@ -88,6 +88,22 @@ describe("WEEX_API_VERSION=v3, as processes against the loopback fake in v3 mode
     expect(result.stderr).toContain("WEEX_API_VERSION")
     expect((await Effect.runPromise(server.exchange.requests)).length).toBe(before)
   })
+
+  it("WEEX_API_VERSION=v2 against it: the exchange's 404 on the v2 path is told as the version or base URL being wrong, one line, exit 1", async () => {
+    // The answer as a v3-only exchange gives it: HTTP 404, a v2-shaped body.
+    const raw = await fetch(`${server.url}/api/v2/account/bills`, { method: "POST", body: "{}" })
+    expect(raw.status).toBe(404)
+    expect(await raw.json()).toEqual({ code: "40404", msg: "Request URL NOT FOUND" })
+    for (const account of ["funding", "spot"] as const) {
+      const result = await runCli(["export", "--account", account], env({ WEEX_API_VERSION: "v2" }))
+      expect(result.code).toBe(1)
+      expect(result.stdout).toBe("")
+      const path = account === "funding" ? "/api/v2/account/fundingBills" : "/api/v2/account/bills"
+      expect(result.stderr).toBe(
+        `bills: ${account}Bills: the exchange has no ${path} at ${new URL(server.url).origin} (HTTP 404, code 40404: Request URL NOT FOUND): the likely cause is WEEX_API_VERSION (apiVersion) naming another interface version than the exchange serves there (v2 or v3), or WEEX_BASE_URL (baseUrl) pointing elsewhere\n`
+      )
+    }
+  }, 60_000)
 })
 
 describe("pnpm fake-exchange --api-version v3", () => {

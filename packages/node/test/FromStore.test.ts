@@ -25,28 +25,39 @@ describe("what a read from a store says it holds", () => {
       "spot: the store holds every bill from 2025-04-30T00:00:00.000Z up to 2025-05-01T00:00:00.000Z (1 bill)"
     )
     expect(describeCoverage(coverage({ unfinished: true, bills: 20_100 }))).toBe(
-      "spot: the store holds every bill up to 2025-05-01T00:00:00.000Z; a sync after that is unfinished (20100 bills held in all)"
+      "spot: the store holds every bill up to 2025-05-01T00:00:00.000Z; a newer sync is under way or unfinished (20100 bills held in all)"
+    )
+    // A read of what is held completely says where it stops; one with --partial reads on.
+    expect(describeCoverage(coverage({ unfinished: true, bills: 20_100 }), { partial: false })).toBe(
+      "spot: the store holds every bill up to 2025-05-01T00:00:00.000Z; a newer sync is under way or unfinished (20100 bills held in all); this read stops at 2025-05-01T00:00:00.000Z"
+    )
+    expect(describeCoverage(coverage({ unfinished: true, bills: 1 }), { partial: true })).toBe(
+      "spot: the store holds every bill up to 2025-05-01T00:00:00.000Z; a newer sync is under way or unfinished (1 bill held in all)"
     )
     expect(describeCoverage(coverage({ coveredFrom: null, coveredTo: null, unfinished: true, bills: 1_684 }))).toBe(
       "spot: no sync into the store has finished (1684 bills held so far)"
     )
   })
 
-  it("a read is whole when no sync is unfinished, or when it asks only for the window held completely", () => {
+  it("a read is whole when no sync is unfinished, or when it asks only for the window held completely (a bound not given is the covered one)", () => {
     expect(readsWhole(coverage({}), {})).toBe(true)
     // A store as of its last sync: later bills are not asked of it.
     expect(readsWhole(coverage({}), { from: may + day })).toBe(true)
     const interrupted = coverage({ coveredFrom: may - 30 * day, unfinished: true })
-    expect(readsWhole(interrupted, {})).toBe(false)
-    expect(readsWhole(interrupted, { from: may - 30 * day })).toBe(false)
+    // No --to: the read stops at the covered end (a sync under way does not stop it).
+    expect(readsWhole(interrupted, {})).toBe(true)
+    expect(readsWhole(interrupted, { from: may - 30 * day })).toBe(true)
+    expect(readsWhole(interrupted, { from: may - 30 * day - 1 })).toBe(false)
     expect(readsWhole(interrupted, { from: may - 30 * day, to: may })).toBe(true)
     expect(readsWhole(interrupted, { from: may - 10 * day, to: may - day })).toBe(true)
     expect(readsWhole(interrupted, { from: may - 10 * day, to: may + 1 })).toBe(false)
     expect(readsWhole(interrupted, { from: may - 30 * day - 1, to: may })).toBe(false)
-    expect(readsWhole(interrupted, { to: may })).toBe(false)
-    expect(readsWhole(coverage({ coveredFrom: null, coveredTo: null, unfinished: true }), { from: 0, to: 1 })).toBe(
-      false
-    )
+    expect(readsWhole(interrupted, { to: may })).toBe(true)
+    expect(readsWhole(interrupted, { to: may + 1 })).toBe(false)
+    // No sync has finished: nothing is held completely, whatever the window.
+    const none = coverage({ coveredFrom: null, coveredTo: null, unfinished: true })
+    expect(readsWhole(none, { from: 0, to: 1 })).toBe(false)
+    expect(readsWhole(none, {})).toBe(false)
   })
 
   it("a read that meets a window which aged out before a sync read it is not whole, and the phrase names it", () => {

@@ -4,8 +4,14 @@
  * own walks over them, so export, audit and `Ledger` run offline unchanged and an NDJSON export
  * from the store is the export from the exchange.
  *
- * A store that fails while being read is a defect here (`StoreUnavailable`): `BillsApi`'s
- * errors describe the exchange; `catchStoreDefects` turns it back into a failure.
+ * A read holds what the store holds completely: each kind from the start to the end of its
+ * covered window, as it was when the client was made, so a sync under way (another process, a
+ * fleet's pass) neither stops the read nor mixes its unfinished part in; `partial` reads every
+ * bill held instead.
+ *
+ * A store that fails while being read is a defect here (`StoreUnavailable`, and
+ * `StoreNotSynced` for a kind no sync has finished): `BillsApi`'s errors describe the exchange;
+ * `catchStoreDefects` turns it back into a failure.
  *
  * @since 0.1.0
  */
@@ -21,12 +27,12 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import type * as Redacted from "effect/Redacted"
-import { BillsStore, type StoreFailure } from "./BillsStore.js"
+import { type BillKind, BillsStore, type StoreCoverage, type StoreFailure } from "./BillsStore.js"
 import * as StoreAccount from "./StoreAccount.js"
-import { StoreAccountUnknown, StoreDiskFull, StoreUnavailable } from "./StoreErrors.js"
+import { StoreAccountUnknown, StoreDiskFull, StoreNotSynced, StoreUnavailable } from "./StoreErrors.js"
 
-const storeDefect = (defect: unknown): defect is StoreUnavailable | StoreDiskFull =>
-  defect instanceof StoreUnavailable || defect instanceof StoreDiskFull
+const storeDefect = (defect: unknown): defect is StoreUnavailable | StoreDiskFull | StoreNotSynced =>
+  defect instanceof StoreUnavailable || defect instanceof StoreDiskFull || defect instanceof StoreNotSynced
 
 /**
  * Turns the store's failures that `BillsApi` carried as defects back into failures.
@@ -36,8 +42,35 @@ const storeDefect = (defect: unknown): defect is StoreUnavailable | StoreDiskFul
  */
 export const catchStoreDefects = <A, E, R>(
   effect: Effect.Effect<A, E, R>
-): Effect.Effect<A, E | StoreUnavailable | StoreDiskFull, R> =>
+): Effect.Effect<A, E | StoreUnavailable | StoreDiskFull | StoreNotSynced, R> =>
   Effect.catchSomeDefect(effect, (defect) => (storeDefect(defect) ? Option.some(Effect.fail(defect)) : Option.none()))
+
+/**
+ * How a client over the store reads: by default what the store holds completely (see the module
+ * note); `partial` reads every bill held. `coverage` is what the store held when the read began,
+ * as `BillsStore.coverage` gave it, for a caller that has already read it (and said so): the
+ * client then reads up to the ends that caller named, even if a sync finishes meanwhile.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface ReadOptions {
+  readonly partial?: boolean | undefined
+  readonly coverage?: ReadonlyArray<StoreCoverage> | undefined
+}
+
+/**
+ * The window `[start, end]` (inclusive, as the operations take it) cut to what `coverage` holds
+ * completely, or the read's failure when it holds nothing completely yet.
+ */
+const within = (target: string, coverage: StoreCoverage) => (start: number | undefined, end: number | undefined) =>
+  coverage.coveredFrom === null || coverage.coveredTo === null
+    ? Effect.die(new StoreNotSynced({ target, account: coverage.account, kind: coverage.kind }))
+    : Effect.succeed({
+        start: Math.max(start ?? coverage.coveredFrom, coverage.coveredFrom),
+        // The covered end is exclusive.
+        end: Math.min(end ?? coverage.coveredTo - 1, coverage.coveredTo - 1)
+      })
 
 /**
  * The client over the store in context, for one account (its `StoreAccount.id`).
@@ -45,44 +78,64 @@ export const catchStoreDefects = <A, E, R>(
  * @since 0.1.0
  * @category constructors
  */
-export const make = (account: string): Effect.Effect<BillsApiShape, never, BillsStore> =>
+export const make = (account: string, options: ReadOptions = {}): Effect.Effect<BillsApiShape, never, BillsStore> =>
   Effect.gen(function* () {
     const store = yield* BillsStore
+    const bounds = (kind: BillKind) =>
+      options.partial === true
+        ? Effect.succeed((start: number | undefined, end: number | undefined) => Effect.succeed({ start, end }))
+        : Effect.map(
+            Option.match(
+              Option.fromNullable(options.coverage?.find((held) => held.account === account && held.kind === kind)),
+              { onNone: () => Effect.orDie(store.coverage(account, kind)), onSome: Effect.succeed }
+            ),
+            (coverage) => within(store.target, coverage)
+          )
+    const funding = yield* bounds("funding")
+    const spot = yield* bounds("spot")
+    const contract = yield* bounds("contract")
     const fetchFunding = (params: ValidFundingBillsParams) =>
-      Effect.orDie(
-        store.fundingPage(account, {
-          coinId: params.coinId,
-          bizType: params.bizType,
-          start: params.startTime,
-          end: params.endTime,
-          pageIndex: params.pageIndex ?? 1,
-          pageSize: params.pageSize ?? 10
-        })
+      funding(params.startTime, params.endTime).pipe(
+        Effect.flatMap(({ start, end }) =>
+          store.fundingPage(account, {
+            coinId: params.coinId,
+            bizType: params.bizType,
+            start,
+            end,
+            pageIndex: params.pageIndex ?? 1,
+            pageSize: params.pageSize ?? 10
+          })
+        ),
+        Effect.orDie
       )
     const fetchSpot = (params: ValidSpotBillsParams) =>
-      Effect.orDie(
-        store.spotPage(account, {
-          coinId: params.coinId,
-          bizType: params.bizType,
-          start: params.after,
-          end: params.before,
-          limit: params.limit ?? 10
-        })
+      spot(params.after, params.before).pipe(
+        Effect.flatMap(({ start, end }) =>
+          store.spotPage(account, {
+            coinId: params.coinId,
+            bizType: params.bizType,
+            start,
+            end,
+            limit: params.limit ?? 10
+          })
+        ),
+        Effect.orDie
       )
     // Answered as v2 answers: the records alone, no `hasNextPage`; the walk narrows its window.
     const fetchContract = (params: ValidContractBillsParams) =>
-      Effect.orDie(
-        Effect.map(
+      contract(params.startTime, params.endTime).pipe(
+        Effect.flatMap(({ start, end }) =>
           store.contractPage(account, {
             coinName: params.asset,
             symbol: params.symbol,
             bizType: params.incomeType,
-            start: params.startTime,
-            end: params.endTime,
+            start,
+            end,
             limit: params.limit ?? 20
-          }),
-          (items) => new ContractBillsPage({ items })
-        )
+          })
+        ),
+        Effect.map((items) => new ContractBillsPage({ items })),
+        Effect.orDie
       )
     // Calls are checked by the client (InvalidParams); the store only answers checked ones.
     return BillsApi.fromOperations({ fetchFunding, fetchSpot, fetchContract })
@@ -94,8 +147,8 @@ export const make = (account: string): Effect.Effect<BillsApiShape, never, Bills
  * @since 0.1.0
  * @category layers
  */
-export const layer = (account: string): Layer.Layer<BillsApi, never, BillsStore> =>
-  Layer.effect(BillsApi, make(account))
+export const layer = (account: string, options?: ReadOptions): Layer.Layer<BillsApi, never, BillsStore> =>
+  Layer.effect(BillsApi, make(account, options))
 
 /**
  * Which stored account to read: by label, by API key (its fingerprint), or, given neither,
@@ -151,6 +204,7 @@ export const resolveAccount = (
  * @category layers
  */
 export const layerFor = (
-  selection: AccountSelection
+  selection: AccountSelection,
+  options?: ReadOptions
 ): Layer.Layer<BillsApi, StoreFailure | StoreAccountUnknown, BillsStore> =>
-  Layer.unwrapEffect(Effect.map(resolveAccount(selection), layer))
+  Layer.unwrapEffect(Effect.map(resolveAccount(selection), (account) => layer(account, options)))

@@ -160,6 +160,28 @@ export class StoreNotFound extends Schema.TaggedError<StoreNotFound>("@account-b
 }
 
 /**
+ * A read of what a store holds completely met a kind of an account that no sync has finished
+ * yet: the store holds none of its history completely. Sync it first, or read what it holds
+ * with `partial`.
+ *
+ * @since 0.2.0
+ * @category errors
+ */
+export class StoreNotSynced extends Schema.TaggedError<StoreNotSynced>("@account-bills/StoreNotSynced")(
+  "StoreNotSynced",
+  {
+    target: Schema.String,
+    /** The stored account's id (its label or key fingerprint). */
+    account: Schema.String,
+    kind: Schema.String
+  }
+) {
+  override get message(): string {
+    return `the store ${this.target} holds no finished sync of the ${this.kind} bills of ${this.account}: run a sync first, or read what it holds with partial`
+  }
+}
+
+/**
  * Any failure of the store.
  *
  * @since 0.1.0
@@ -173,6 +195,7 @@ export type StoreError =
   | StoreDiskFull
   | StorePasswordInUrl
   | StoreNotFound
+  | StoreNotSynced
 
 /**
  * Any failure of a sync on the store's side.

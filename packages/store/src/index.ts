@@ -30,6 +30,7 @@ export {
   StoreDiskFull,
   type StoreError,
   StoreNotFound,
+  StoreNotSynced,
   StorePasswordInUrl,
   StoreTooNew,
   StoreUnavailable,

@@ -18,7 +18,7 @@ import type { BillsRateLimiterShape, PermitOutcome } from "../BillsRateLimiter.j
 import { BillsApiError, BillsDecodeError, type BillsError, BillsTransportError } from "../Errors.js"
 import type { OperationName } from "../Operation.js"
 import type { SignerShape } from "../Signer.js"
-import type { Answer, CallName, EnvelopeInterpreter } from "./envelope.js"
+import { type Answer, type CallName, type EnvelopeInterpreter, notFound } from "./envelope.js"
 import { exactNumbers } from "./exactNumbers.js"
 
 /** Sends a request and returns the interpreted answer. */
@@ -59,7 +59,9 @@ export const makeSend =
           Effect.fail(new BillsTransportError({ operation, reason: "Transport", description: error.message }))
       }),
       Effect.flatMap((response) =>
-        Effect.flatMap(Clock.currentTimeMillis, (now) => wire.interpret(operation, response, now))
+        response.status === 404
+          ? Effect.fail(notFound(operation, response, request.url))
+          : Effect.flatMap(Clock.currentTimeMillis, (now) => wire.interpret(operation, response, now))
       )
     )
 

@@ -89,6 +89,28 @@ export const otherVersionIssue = (
   }
 }
 
+/**
+ * An answer of HTTP 404: the exchange has nothing at the URL asked for, whatever interface the
+ * body speaks (a v3-only exchange answers a v2 path `{"code":"40404","msg":"Request URL NOT
+ * FOUND"}`), so the failure names the URL rather than the body's code alone.
+ */
+export const notFound = (operation: CallName, response: RawResponse, url: string): BillsApiError => {
+  const value = Either.getOrUndefined(Either.try(() => JSON.parse(response.text) as unknown))
+  const field = (name: string): string | undefined => {
+    if (value === null || typeof value !== "object" || !(name in value)) return undefined
+    const found = (value as Record<string, unknown>)[name]
+    return typeof found === "string" || typeof found === "number" ? String(found) : undefined
+  }
+  return new BillsApiError({
+    operation,
+    reason: "NotFound",
+    code: field("code") ?? "",
+    msg: field("msg") ?? excerpt(response.text),
+    status: response.status,
+    url
+  })
+}
+
 export const unreadable = (
   operation: CallName,
   response: RawResponse,

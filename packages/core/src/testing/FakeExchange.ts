@@ -465,7 +465,13 @@ export const make = (options: FakeExchangeOptions = {}): Effect.Effect<FakeExcha
       }
       if (route._tag === "Rejected") {
         yield* settle(route.rejection.status, route.rejection.code)
-        return respond(route.rejection.status, rejectionAnswer(route.rejection, now).body)
+        // A path the exchange does not serve: its gateway answers, in neither version's shape.
+        return route.rejection === rejections.notFound
+          ? jsonResponse(
+              route.rejection.status,
+              JSON.stringify({ code: route.rejection.code, msg: route.rejection.msg })
+            )
+          : respond(route.rejection.status, rejectionAnswer(route.rejection, now).body)
       }
       const operation = route.operation
       switch (verdict._tag) {

@@ -18,7 +18,7 @@
  * | 400  | `40704` | `Time range cannot exceed ...`        | window wider than `maxWindowMillis`, a missing start counting as unbounded (only when that option is set) |
  * | 400  | `40707` | `Start time is greater than end time` | start bound > end bound |
  * | 429  | `429`   | `Too Many Requests`                   | sliding-window rate limit exceeded (and injected 429) |
- * | 404  | `40404` | `Not Found`                           | unknown path (fake only) |
+ * | 404  | `40404` | `Request URL NOT FOUND`               | unknown path, as `{code, msg}` alone in both versions (the real exchange's gateway answers a v2 path so once it serves v3 only) |
  * | 405  | `40405` | `Method Not Allowed`                  | GET on an operation, POST on the time path (fake only) |
  * | 5xx  | `500`/`502`/`503` | reason phrase               | injected `Status` fault |
  * | any  | any     | any                                   | injected `Code` fault (e.g. `40200` maintenance with HTTP 200) |
@@ -27,7 +27,7 @@
  * in half), `Reset` (connection dropped) and `Hang` (no answer ever).
  *
  * With `apiVersion: "v3"` the fake serves `/api/v3/account/fundingBills`, `/api/v3/account/bills`
- * and `GET /api/v3/time` (and 404s the v2 paths): success is the payload alone (the funding page
+ * and `GET /api/v3/time` (and 404s the v2 paths, with the v2-shaped body above): success is the payload alone (the funding page
  * with `pages`, the spot array, `{"serverTime": ms}`), with no envelope and no `requestTime`;
  * each rejection above becomes `{"code": <negative int>, "msg": ...}` from {@link rejectionsV3}
  * with the same HTTP status; fault and unknown codes are sent as numbers (`429`, `500`, `40200`).
@@ -216,7 +216,7 @@ export const rejections = {
   tooWide: { status: 400, code: "40704", msg: "Time range cannot exceed the allowed number of days" },
   startAfterEnd: { status: 400, code: "40707", msg: "Start time is greater than end time" },
   rateLimited: { status: 429, code: "429", msg: "Too Many Requests" },
-  notFound: { status: 404, code: "40404", msg: "Not Found" },
+  notFound: { status: 404, code: "40404", msg: "Request URL NOT FOUND" },
   methodNotAllowed: { status: 405, code: "40405", msg: "Method Not Allowed" }
 } as const satisfies Record<string, Rejection>
 
@@ -251,7 +251,8 @@ export const rejectionsV3 = {
   },
   startAfterEnd: { status: 400, code: "-1171", msg: "startTime cannot be greater than endTime" },
   rateLimited: { status: 429, code: "429", msg: "Too Many Requests" },
-  notFound: { status: 404, code: "404", msg: "Not Found" },
+  // Not a v3 answer: the gateway's, the same in both versions (see the table above).
+  notFound: { status: 404, code: "40404", msg: "Request URL NOT FOUND" },
   methodNotAllowed: { status: 405, code: "-1150", msg: "Request method not supported" }
 } as const satisfies { readonly [K in keyof typeof rejections]: Rejection }
 

@@ -84,7 +84,7 @@ export const runExport = (parsed: ExportFlags) =>
         Effect.zipRight(
           // Standard output is the bills; what the store holds goes to stderr, one line per kind.
           Effect.sync(() => {
-            for (const kind of coverage) process.stderr.write(`${describeCoverage(kind)}\n`)
+            for (const kind of coverage) process.stderr.write(`${describeCoverage(kind, parsed)}\n`)
           }),
           exportBills(request, { live: false, requests: () => Effect.succeed(0) })
         )

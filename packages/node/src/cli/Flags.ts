@@ -6,7 +6,7 @@
  *
  * @since 0.1.0
  */
-import { contractIncomeTypes, fundingBizTypes, spotBizTypes } from "@account-bills/core"
+import { contractIncomeTypes, fundingBizTypes, spotBizTypes } from "@account-bills/core/Operation"
 import * as Options from "@effect/cli/Options"
 import * as Clock from "effect/Clock"
 import * as Config from "effect/Config"

@@ -2,7 +2,9 @@
  * Runs a `BillsApi` program against a store instead of the exchange. The stored account is the
  * one `--label` names, else the one of WEEX_API_KEY when it is set, else the store's only account. Loaded only when `--db` is
  * given. A read opens an existing store only, and first says what the store holds completely
- * of each kind it reads: a sync left unfinished stops the read (exit 4) unless `--partial`.
+ * of each kind it reads, and reads that: up to the covered end when no `--to` is given, so a
+ * sync under way meanwhile (a fleet's pass) neither stops it nor mixes in. A read that asks for
+ * more than that, or of a kind no sync has finished, stops (exit 4) unless `--partial`.
  *
  * @since 0.1.0
  */
@@ -37,12 +39,13 @@ const iso = (millis: number) => new Date(millis).toISOString()
 
 /**
  * What the store holds of one kind, in one phrase: the window it holds completely, and whether
- * a sync of it is unfinished.
+ * a sync of it is under way or unfinished; `partial: false` (a read of what is held completely)
+ * adds that the read stops at the covered end.
  *
  * @since 0.1.0
  * @category utils
  */
-export const describeCoverage = (coverage: StoreCoverage): string => {
+export const describeCoverage = (coverage: StoreCoverage, read?: { readonly partial: boolean }): string => {
   const held = `${coverage.bills} bill${coverage.bills === 1 ? "" : "s"}`
   if (coverage.coveredFrom === null || coverage.coveredTo === null) {
     return `${coverage.kind}: no sync into the store has finished (${held} held so far)`
@@ -54,9 +57,9 @@ export const describeCoverage = (coverage: StoreCoverage): string => {
     coverage.agedOut.length === 0
       ? `${coverage.kind}: the store holds every bill ${from}up to ${iso(coverage.coveredTo)}`
       : `${coverage.kind}: the store holds every bill ${from}up to ${iso(coverage.coveredTo)} but for ${lost}, which aged out of the exchange's history before a sync read it`
-  return coverage.unfinished
-    ? `${window}; a sync after that is unfinished (${held} held in all)`
-    : `${window} (${held})`
+  if (!coverage.unfinished) return `${window} (${held})`
+  const stops = read?.partial === false ? `; this read stops at ${iso(coverage.coveredTo)}` : ""
+  return `${window}; a newer sync is under way or unfinished (${held} held in all)${stops}`
 }
 
 /** Whether `window` meets one of the windows that aged out before a sync read them. */
@@ -91,7 +94,8 @@ const neverSynced = (coverage: StoreCoverage): boolean => coverage.bills === 0 &
  * Whether a read of `window` from a store with `coverage` gets every bill the exchange served
  * there: never when it meets a window that aged out of the exchange's history before a sync read
  * it; else always when no sync of the kind is unfinished (the read is the store as of its last
- * sync), else only when the window lies inside the one the store holds completely.
+ * sync), else only when the window lies inside the one the store holds completely. A bound not
+ * given is the covered window's own (the store-backed client reads no further).
  *
  * @since 0.1.0
  * @category utils
@@ -101,13 +105,12 @@ export const readsWhole = (coverage: StoreCoverage, window: StoreRead["window"])
   (!coverage.unfinished ||
     (coverage.coveredFrom !== null &&
       coverage.coveredTo !== null &&
-      (window.from ?? 0) >= coverage.coveredFrom &&
-      window.to !== undefined &&
-      window.to <= coverage.coveredTo))
+      (window.from ?? coverage.coveredFrom) >= coverage.coveredFrom &&
+      (window.to ?? coverage.coveredTo) <= coverage.coveredTo))
 
 /**
  * Runs `use` with `BillsApi` answered from the store at `db`, given what the store holds of
- * each kind read; the store's failures, even those met while reading, fail it with their own
+ * each kind read, which is what the client reads (all it holds with `partial`); the store's failures, even those met while reading, fail it with their own
  * typed error. A store that does not exist fails with `StoreNotFound` and is not created.
  *
  * @since 0.1.0
@@ -134,8 +137,13 @@ export const fromStore =
         }
         const unfinished = coverage.filter((kind) => !skipped.includes(kind) && !readsWhole(kind, read.window))
         if (unfinished.length > 0 && !read.partial) {
-          return yield* new StoreIncomplete({ target: store.target, details: unfinished.map(describeCoverage) })
+          return yield* new StoreIncomplete({
+            target: store.target,
+            details: unfinished.map((kind) => describeCoverage(kind))
+          })
         }
-        return yield* StoreBillsApi.catchStoreDefects(Effect.provide(use(coverage), StoreBillsApi.layer(account)))
+        // The client reads up to the ends just read, whatever a sync commits meanwhile.
+        const api = StoreBillsApi.layer(account, { partial: read.partial, coverage })
+        return yield* StoreBillsApi.catchStoreDefects(Effect.provide(use(coverage), api))
       }).pipe(Effect.provide(StoreLayer.layerFrom(db, { create: false })))
     })

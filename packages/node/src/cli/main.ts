@@ -8,17 +8,21 @@
  *
  * @since 0.1.0
  */
-import { CliHelp } from "@account-bills/core"
+// Deep paths, not the barrel: the help must not load the client (the bundle would carry it all).
+import * as CliHelp from "@account-bills/core/CliHelp"
 import * as Command from "@effect/cli/Command"
 import * as HelpDoc from "@effect/cli/HelpDoc"
 import * as ValidationError from "@effect/cli/ValidationError"
-import * as NodeContext from "@effect/platform-node/NodeContext"
+import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
+import * as NodePath from "@effect/platform-node/NodePath"
+import * as NodeTerminal from "@effect/platform-node/NodeTerminal"
 import * as Arr from "effect/Array"
 import * as Cause from "effect/Cause"
 import * as Clock from "effect/Clock"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
+import * as Layer from "effect/Layer"
 import { variables } from "../internal/environment.js"
 import { packageVersion } from "../internal/version.js"
 import { auditCommand } from "./AuditCommand.js"
@@ -61,6 +65,12 @@ const environment = HelpDoc.sequence(
     )
   )
 )
+
+/**
+ * What @effect/cli needs of the platform, and no more: NodeContext would also build a command
+ * executor and a worker manager, code that every start of `bills` would load for nothing.
+ */
+const cliEnvironment = Layer.mergeAll(NodeFileSystem.layer, NodePath.layer, NodeTerminal.layer)
 
 const cli = (version: string) => Command.run(bills, { name: "bills", version, footer: environment })
 
@@ -148,7 +158,7 @@ export const main = (argv: ReadonlyArray<string>): Effect.Effect<number> => {
         return Effect.flatMap(Clock.currentTimeMillis, (now) => report(describeFailure(error, now), code))
       }),
       Effect.catchAllDefect((defect) => report(`internal error: ${String(defect)}`, ExitCode.failed)),
-      Effect.provide(NodeContext.layer)
+      Effect.provide(cliEnvironment)
     )
   )
 }
