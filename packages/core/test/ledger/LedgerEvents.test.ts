@@ -252,7 +252,7 @@ const shape = fc.record({
   count: fc.integer({ min: 0, max: 300 }),
   tieEvery: fc.constantFrom(undefined, 2, 3, 7),
   dropLegEvery: fc.constantFrom(undefined, 2, 5),
-  gapMillis: fc.constantFrom(5, 400, 60_000)
+  gapMillis: fc.constantFrom<number>(5, 400, 60_000)
 })
 
 const linked = (input: typeof shape extends fc.Arbitrary<infer A> ? A : never) => {
