@@ -10,6 +10,7 @@
  *
  * @since 0.2.0
  */
+import * as BigDecimal from "effect/BigDecimal"
 import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
 import type { BillsIncomplete } from "./Errors.js"
@@ -59,8 +60,17 @@ const inferRules = (
 ): Effect.Effect<Partial<Record<EventAccount, ReadRule>>, BillsIncomplete> =>
   Effect.gen(function* () {
     const accounts = [...new Set(entries.map((entry) => entry.account))]
-    const report = yield* auditEntries(Stream.fromIterable(entries), { accounts, maxBreaks: 0 })
+    // An account whose bills carry no fee has no rule to find (the audit says "undetermined"):
+    // only the accounts with a fee are walked.
+    const withFees = new Set(
+      entries.filter((entry) => !BigDecimal.isZero(entry.bill.fees)).map((entry) => entry.account)
+    )
+    const report = yield* auditEntries(Stream.fromIterable(entries.filter((entry) => withFees.has(entry.account))), {
+      accounts: accounts.filter((account) => withFees.has(account)),
+      maxBreaks: 0
+    })
     const rules: Partial<Record<EventAccount, ReadRule>> = {}
+    for (const account of accounts) rules[account] = "delta-includes-fees"
     for (const account of report.accounts) {
       rules[account.account] = account.rule === "undetermined" ? "delta-includes-fees" : account.rule
     }
