@@ -6,6 +6,7 @@ import * as Schema from "effect/Schema"
 import * as fc from "fast-check"
 import { FundingBillFromWire, Ledger, LedgerEvents, SpotBillFromWire } from "../../src/index.js"
 import { BillGenerator, type FundingWireBill, type SpotWireBill } from "../../src/testing/index.js"
+import { entriesAt } from "../support/ledgerEntries.js"
 import { propertyParameters } from "../support/walkProperty.js"
 
 const toFunding = Schema.decodeUnknownSync(FundingBillFromWire)
@@ -24,33 +25,7 @@ const eventsOf = (entries: ReadonlyArray<Ledger.LedgerEntry>, options?: LedgerEv
 
 const start = 1_700_000_000_000
 
-let nextId = 900_000_000_000_000_000n
-const spot = (fields: Partial<SpotWireBill> & Pick<SpotWireBill, "coinName" | "bizType" | "deltaAmount">) =>
-  Ledger.spotEntry(
-    toSpot({
-      billId: String(nextId++),
-      coinId: 1,
-      afterAmount: "1000",
-      fees: "0",
-      fillSize: "0",
-      fillValue: "0",
-      cTime: String(start),
-      ...fields
-    })
-  )
-const funding = (fields: Partial<FundingWireBill> & Pick<FundingWireBill, "coinName" | "bizType" | "deltaAmount">) =>
-  Ledger.fundingEntry(
-    toFunding({
-      billId: String(nextId++),
-      coinId: 1,
-      afterAmount: "1000",
-      fees: "0",
-      fillSize: null,
-      fillValue: null,
-      cTime: String(start),
-      ...fields
-    })
-  )
+const { funding, spot } = entriesAt(start)
 
 const idsOf = (event: LedgerEvents.LedgerEvent) => event.entries.map((entry) => entry.bill.billId)
 const rule = { spot: "delta-includes-fees", funding: "delta-includes-fees" } as const

@@ -1,40 +1,11 @@
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import * as Schema from "effect/Schema"
-import { FundingBillFromWire, Ledger, LedgerEvents, SpotBillFromWire, TaxFiles } from "../../src/index.js"
-import type { FundingWireBill, SpotWireBill } from "../../src/testing/index.js"
+import { type Ledger, LedgerEvents, TaxFiles } from "../../src/index.js"
+import { entriesAt } from "../support/ledgerEntries.js"
 
-const toFunding = Schema.decodeUnknownSync(FundingBillFromWire)
-const toSpot = Schema.decodeUnknownSync(SpotBillFromWire)
 const t0 = Date.UTC(2025, 2, 4, 5, 6, 7, 89)
 
-let nextId = 800_000_000_000_000_000n
-const spot = (fields: Partial<SpotWireBill> & Pick<SpotWireBill, "coinName" | "bizType" | "deltaAmount">) =>
-  Ledger.spotEntry(
-    toSpot({
-      billId: String(nextId++),
-      coinId: 1,
-      afterAmount: "1000",
-      fees: "0",
-      fillSize: "0",
-      fillValue: "0",
-      cTime: String(t0),
-      ...fields
-    })
-  )
-const funding = (fields: Partial<FundingWireBill> & Pick<FundingWireBill, "coinName" | "bizType" | "deltaAmount">) =>
-  Ledger.fundingEntry(
-    toFunding({
-      billId: String(nextId++),
-      coinId: 1,
-      afterAmount: "1000",
-      fees: "0",
-      fillSize: null,
-      fillValue: null,
-      cTime: String(t0),
-      ...fields
-    })
-  )
+const { funding, spot } = entriesAt(t0)
 
 const rules = { feeRules: { spot: "delta-includes-fees", funding: "delta-includes-fees" } } as const
 const rowsOf = (format: TaxFiles.TaxFormat, entries: ReadonlyArray<Ledger.LedgerEntry>) => {
