@@ -44,9 +44,10 @@ import { syncBench } from "./sync.js"
 import { fleetBench } from "./fleet.js"
 import { addressBench } from "./fleetAddresses.js"
 import { keptBench } from "./fleetKept.js"
+import { taxBench } from "./taxFiles.js"
 
 const quick = process.argv.includes("--quick")
-/** `--only <name>` runs one section: throughput, decoding, saturation, memory, far, startup, store, fleet (kept: its first-sync part alone), horizon, addresses or contract. */
+/** `--only <name>` runs one section: throughput, decoding, saturation, memory, far, startup, store, fleet (kept: its first-sync part alone), horizon, addresses, contract or tax. */
 const onlyAt = process.argv.indexOf("--only")
 const only = onlyAt >= 0 ? process.argv[onlyAt + 1] : undefined
 const wanted = (name: string) => only === undefined || only === name
@@ -608,6 +609,27 @@ const printTable = () => {
   for (const line of lines) console.log(render(line))
 }
 
+/** Section 12: a tax tool's file from a store costs at most twice the CSV export of the same bills. */
+const taxFiles = async () => {
+  const figures = await taxBench(quick ? 10_000 : 100_000)
+  results.taxFiles = figures
+  row(
+    "12 tax",
+    `export ${figures.bills.toLocaleString("en")} bills from a store, --format csv`,
+    `${figures.csvSeconds.toFixed(2)} s`
+  )
+  for (const { format, seconds } of figures.formats) {
+    const ratio = seconds / figures.csvSeconds
+    row(
+      "12 tax",
+      `the same, --format ${format}`,
+      `${seconds.toFixed(2)} s (${ratio.toFixed(2)} x csv)`,
+      "<= 2 x csv",
+      ratio <= 2
+    )
+  }
+}
+
 const storeSync = async () => {
   const figures = await syncBench(quick ? 2_000 : 10_000)
   results.sync = figures
@@ -830,6 +852,10 @@ const main = async () => {
     if (wanted("addresses")) {
       console.error("11. fleet on several egress addresses (runner processes, PostgreSQL and Redis) ...")
       await addresses()
+    }
+    if (wanted("tax")) {
+      console.error("12. tax files from a store ...")
+      await taxFiles()
     }
   } catch (error) {
     failures.push(String(error))

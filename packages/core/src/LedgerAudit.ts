@@ -29,6 +29,13 @@ import { operationOf } from "./Operation.js"
 export interface AuditOptions {
   /** Most breaks kept per account and coin (all are counted); default 100. */
   readonly maxBreaks?: number | undefined
+  /**
+   * Sees every entry the audit reads, in its order: so that one read serves the audit and
+   * something else (the events of `LedgerEvents`).
+   *
+   * @since 0.2.0
+   */
+  readonly onEntry?: ((entry: LedgerEntry) => void) | undefined
 }
 
 type AnyBill = FundingBill | SpotBill | ContractBill
@@ -192,7 +199,16 @@ export const auditEntries = <E, R>(
 ): Effect.Effect<AuditReport, E | BillsIncomplete, R> =>
   Effect.gen(function* () {
     const auditor = makeAuditor(options.maxBreaks ?? 100)
-    yield* Stream.runForEach(entries, auditor.add)
+    const onEntry = options.onEntry
+    yield* Stream.runForEach(
+      entries,
+      onEntry === undefined
+        ? auditor.add
+        : (entry) => {
+            onEntry(entry)
+            return auditor.add(entry)
+          }
+    )
     const accounts = auditor.finish(options.accounts ?? BillKind.literals)
     return new AuditReport({ accounts, whole: accounts.every((account) => account.whole) })
   })

@@ -72,6 +72,14 @@ export {
  * @category modules
  */
 export * as Ledger from "./Ledger.js"
+/**
+ * The events of the ledger: trades paired, internal transfers matched, every bill in exactly one
+ * event, every coin's balance change conserved.
+ *
+ * @since 0.2.0
+ * @category modules
+ */
+export * as LedgerEvents from "./LedgerEvents.js"
 export {
   type ContractIncomeType,
   contractIncomeTypes,
@@ -97,6 +105,13 @@ export {
   type ValidFundingBillsParams,
   type ValidSpotBillsParams
 } from "./Params.js"
+/**
+ * Files that tax tools import (Koinly, CoinTracking, BittyTax), written from the ledger's events.
+ *
+ * @since 0.2.0
+ * @category modules
+ */
+export * as TaxFiles from "./TaxFiles.js"
 /**
  * The signature scheme.
  *

@@ -7,16 +7,18 @@
  */
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import * as HttpClient from "@effect/platform/HttpClient"
+import type { BillsApi } from "@account-bills/core"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
 import { NodeBillsApi } from "../NodeBillsApi.js"
-import { type Account, accountsOf } from "./BillFormat.js"
+import { type Account, accountsOf, type ExportAccount } from "./BillFormat.js"
 import { exportBills } from "./ExportBills.js"
-import { type ExportFlags, validateExportFlags } from "./ExportFlags.js"
+import { type ExportFlags, validateExportFlags, validateTaxFlags } from "./ExportFlags.js"
 import { warnAboveRateLimit } from "./Flags.js"
 import { importStore } from "./StoreModule.js"
+import { isTaxFormat, type TaxFormat, taxExport } from "./TaxExport.js"
 
 /**
  * The account a request's path reads, by the end of the path (the same on v2 and v3; the rest of
@@ -63,6 +65,36 @@ export const countingUndici = Effect.map(
 )
 
 /**
+ * Runs `use` on a store's bills (`--db`), which must hold the whole window (as for any export),
+ * saying on stderr what the store holds, one line per kind.
+ */
+const fromStoreExport = <A, E>(
+  parsed: ExportFlags,
+  account: ExportAccount,
+  window: { readonly from?: number | undefined; readonly to?: number | undefined },
+  db: string,
+  use: Effect.Effect<A, E, BillsApi>
+) =>
+  Effect.gen(function* () {
+    const { describeCoverage, fromStore } = yield* importStore("export --db", () => import("./FromStore.js"))
+    return yield* fromStore(db, {
+      kinds: accountsOf(account),
+      contractOptional: account === "all",
+      window: { from: window.from, to: window.to },
+      partial: parsed.partial,
+      label: Option.getOrUndefined(parsed.label)
+    })((coverage) =>
+      Effect.zipRight(
+        // Standard output is the bills; what the store holds goes to stderr, one line per kind.
+        Effect.sync(() => {
+          for (const kind of coverage) process.stderr.write(`${describeCoverage(kind, parsed)}\n`)
+        }),
+        use
+      )
+    )
+  })
+
+/**
  * Runs `bills export` with the parsed flags: from the exchange over undici, or with `--db` from a
  * store, offline (the store's code is loaded only then).
  *
@@ -71,28 +103,37 @@ export const countingUndici = Effect.map(
  */
 export const runExport = (parsed: ExportFlags) =>
   Effect.gen(function* () {
-    const { request, maxRps } = yield* validateExportFlags(parsed)
+    const format = parsed.format
+    if (isTaxFormat(format)) {
+      return yield* runTaxExport(parsed, format)
+    }
+    const { request, maxRps } = yield* validateExportFlags({ ...parsed, format })
     if (Option.isSome(parsed.db)) {
-      const { describeCoverage, fromStore } = yield* importStore("export --db", () => import("./FromStore.js"))
-      return yield* fromStore(parsed.db.value, {
-        kinds: accountsOf(request.account),
-        contractOptional: request.account === "all",
-        window: { from: request.from, to: request.to },
-        partial: parsed.partial,
-        label: Option.getOrUndefined(parsed.label)
-      })((coverage) =>
-        Effect.zipRight(
-          // Standard output is the bills; what the store holds goes to stderr, one line per kind.
-          Effect.sync(() => {
-            for (const kind of coverage) process.stderr.write(`${describeCoverage(kind, parsed)}\n`)
-          }),
-          exportBills(request, { live: false, requests: () => Effect.succeed(0) })
-        )
+      return yield* fromStoreExport(
+        parsed,
+        request.account,
+        request,
+        parsed.db.value,
+        exportBills(request, { live: false, requests: () => Effect.succeed(0) })
       )
     }
     yield* warnAboveRateLimit(maxRps)
     const http = yield* countingUndici
-    yield* exportBills(request, { live: process.stderr.isTTY === true, requests: http.requestsOf }).pipe(
+    return yield* exportBills(request, { live: process.stderr.isTTY === true, requests: http.requestsOf }).pipe(
       Effect.provide(NodeBillsApi.layerConfig({ rateLimit: { limit: maxRps }, httpClient: http.layer }))
     )
+  }).pipe(Effect.asVoid)
+
+/**
+ * `bills export --format koinly|cointracking|bittytax`: the events of the accounts' ledger in the
+ * tool's layout, from a store (which must hold the whole window, as for any export) or live.
+ */
+const runTaxExport = (parsed: ExportFlags, format: TaxFormat) =>
+  Effect.gen(function* () {
+    const { maxRps, request } = yield* validateTaxFlags(parsed, format)
+    if (Option.isSome(parsed.db)) {
+      return yield* fromStoreExport(parsed, request.account, request, parsed.db.value, taxExport(request))
+    }
+    yield* warnAboveRateLimit(maxRps)
+    return yield* taxExport(request).pipe(Effect.provide(NodeBillsApi.layerConfig({ rateLimit: { limit: maxRps } })))
   })
