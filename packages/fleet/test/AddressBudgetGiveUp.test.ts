@@ -20,9 +20,20 @@ const layerOf = (name: string) =>
     })
   )
 
+/**
+ * A budget whose state is made: the first grant on an address makes it, and nothing is granted
+ * for a window after that (Redis cannot tell a first use from a loss of its data).
+ */
+const primed = Effect.flatMap(AddressBudget, (budget) =>
+  budget
+    .withGrant("spotBills")(Effect.void)
+    .pipe(Effect.zipRight(Effect.sleep("1100 millis")))
+)
+
 describe.skipIf(redisUrl === undefined)("a grant given up on its way", () => {
   it.live("counts one more window: the next request arrives a window after the one given up", () =>
     Effect.gen(function* () {
+      yield* primed
       const budget = yield* AddressBudget
       const arrivals: Array<number> = []
       // The request leaves at its grant and arrives 300 ms later whatever its sender does.
@@ -43,6 +54,7 @@ describe.skipIf(redisUrl === undefined)("a grant given up on its way", () => {
 
   it.live("a grant in flight longer than a window holds its place until it has finished", () =>
     Effect.gen(function* () {
+      yield* primed
       const budget = yield* AddressBudget
       const arrivals: Array<number> = []
       // A slow request: it reaches the exchange only 1.4 s after its grant, and ends at 1.5 s.

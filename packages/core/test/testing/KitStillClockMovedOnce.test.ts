@@ -15,6 +15,12 @@ import * as TestClock from "effect/TestClock"
 import * as TestServices from "effect/TestServices"
 import { failsWithinMillis, stillClockRun, testTimeout } from "../support/stillClockRun.js"
 
+/**
+ * The guard looks twice here (the first look sees the move), so twice the time of one look; on a
+ * machine with a load of 20 on 2 cores one run took 9.1 s.
+ */
+const movedOnceWithinMillis = 2 * failsWithinMillis
+
 describe("the kit with its limiter and a clock moved once, then left", () => {
   it.effect(
     "a walk waiting on the limiter fails within seconds of real time, saying to move the clock",
@@ -34,8 +40,8 @@ describe("the kit with its limiter and a clock moved once, then left", () => {
             // at vitest's timeout.
             return yield* Fiber.join(walk).pipe(
               Effect.timeoutFail({
-                duration: failsWithinMillis,
-                onTimeout: () => new Error(`the walk still waited after ${failsWithinMillis} ms of real time`)
+                duration: movedOnceWithinMillis,
+                onTimeout: () => new Error(`the walk still waited after ${movedOnceWithinMillis} ms of real time`)
               }),
               TestServices.provideLive
             )
@@ -44,10 +50,10 @@ describe("the kit with its limiter and a clock moved once, then left", () => {
         expect(failed).toBe(true)
         expect(said).toContain("TestClock.adjust")
         expect(said).not.toContain("still waited after")
-        expect(millis).toBeLessThan(failsWithinMillis)
+        expect(millis).toBeLessThan(movedOnceWithinMillis)
       }).pipe(
         Effect.provide(TestBillsApi.layerStack({ exchange: { generate: { spot: 2_000, funding: 0 } }, rateLimit: {} }))
       ),
-    testTimeout
+    testTimeout + movedOnceWithinMillis
   )
 })
