@@ -69,8 +69,17 @@ export interface FleetAccountsShape {
   >
   /** Records that `owner` begins a pass of the account. */
   readonly claim: (label: string, owner: string) => Effect.Effect<void, FleetUnavailable>
-  /** Records how a pass of the account ended, per kind. */
-  readonly record: (label: string, errors: PassErrors) => Effect.Effect<void, FleetUnavailable>
+  /**
+   * Records how a pass of the account ended, per kind, and whether the exchange refused its
+   * credentials (`undefined`: the pass did not reach the exchange, the count stays). Answers the
+   * passes refused in a row, kept in the account's row so that the backoff they set survives the
+   * entity, the runner and a hand-over.
+   */
+  readonly record: (
+    label: string,
+    errors: PassErrors,
+    refused?: boolean | undefined
+  ) => Effect.Effect<number, FleetUnavailable>
   /** Records that `owner` no longer owns the account (a hand-over). */
   readonly release: (label: string, owner: string) => Effect.Effect<void, FleetUnavailable>
 }
@@ -140,7 +149,8 @@ export const make = (target: string): Effect.Effect<FleetAccountsShape, FleetUna
             // Tables made before failures were dated get the columns.
             Effect.zipRight(sql`ALTER TABLE fleet_accounts
               ADD COLUMN IF NOT EXISTS funding_error_since bigint,
-              ADD COLUMN IF NOT EXISTS spot_error_since bigint`)
+              ADD COLUMN IF NOT EXISTS spot_error_since bigint,
+              ADD COLUMN IF NOT EXISTS refusals integer NOT NULL DEFAULT 0`)
           )
         )
       )
@@ -212,15 +222,16 @@ export const make = (target: string): Effect.Effect<FleetAccountsShape, FleetUna
         )
       )
 
-    const record = (label: string, errors: PassErrors) =>
+    const record = (label: string, errors: PassErrors, refused?: boolean | undefined) =>
       mapped(
         Effect.flatMap(now, (at) => {
           const funding = "funding" in errors
           const spot = "spot" in errors
-          return Effect.asVoid(
+          const counted = refused === undefined ? null : refused
+          return Effect.map(
             // A failure keeps the time it began while it goes on; a success clears it; a kind
             // the pass did not walk keeps what it had.
-            sql`UPDATE fleet_accounts SET
+            sql<{ readonly refusals: number | string }>`UPDATE fleet_accounts SET
               funding_error_since = CASE WHEN NOT ${funding} THEN funding_error_since
                 WHEN ${errors.funding ?? null}::text IS NULL THEN NULL
                 WHEN funding_error IS NULL THEN ${at} ELSE COALESCE(funding_error_since, ${at}) END,
@@ -229,8 +240,12 @@ export const make = (target: string): Effect.Effect<FleetAccountsShape, FleetUna
                 WHEN spot_error IS NULL THEN ${at} ELSE COALESCE(spot_error_since, ${at}) END,
               funding_error = CASE WHEN ${funding} THEN ${errors.funding ?? null} ELSE funding_error END,
               spot_error = CASE WHEN ${spot} THEN ${errors.spot ?? null} ELSE spot_error END,
+              refusals = CASE WHEN ${counted}::boolean IS NULL THEN refusals
+                WHEN ${counted}::boolean THEN refusals + 1 ELSE 0 END,
               owner_seen = ${at}
-              WHERE label = ${label}`
+              WHERE label = ${label}
+              RETURNING refusals`,
+            (rows) => Number(rows[0]?.refusals ?? 0)
           )
         })
       )

@@ -173,8 +173,6 @@ const entityLayer = (options: FleetRunnerOptions, egress: ReadonlyArray<Egress.E
       // A new owner cannot see the requests the previous owner sent in its last window.
       const firstRequest = (yield* Effect.clockWith((clock) => clock.currentTimeMillis)) + Duration.toMillis(keyWindow)
       yield* Effect.addFinalizer(() => Effect.ignore(accounts.release(label, owner)))
-      // Passes refused for the account's credentials in a row: the next waits longer each time.
-      let refusals = 0
 
       const schedule = (after: number, at: number, kinds?: ReadonlyArray<BillKind>) =>
         Effect.gen(function* () {
@@ -238,11 +236,15 @@ const entityLayer = (options: FleetRunnerOptions, egress: ReadonlyArray<Egress.E
               ).pipe(Effect.annotateLogs(passFigures(exit.value)))
             })
           )
-          yield* accounts.record(label, AccountPass.errorsOf(outcomes))
-          const more = AccountPass.unfinished(outcomes)
           // Credentials the exchange refuses are not tried at every interval: the wait doubles
-          // with each refused pass, up to an hour.
-          refusals = outcomes.some((outcome) => outcome.refused) ? refusals + 1 : 0
+          // with each refused pass, up to an hour. The count lives in the account's row: an
+          // entity is dropped after an idle interval, and a runner restarts or hands over.
+          const refusals = yield* accounts.record(
+            label,
+            AccountPass.errorsOf(outcomes),
+            outcomes.some((outcome) => outcome.refused)
+          )
+          const more = AccountPass.unfinished(outcomes)
           const now = yield* Effect.clockWith((clock) => clock.currentTimeMillis)
           yield* more.length > 0
             ? schedule(request.at, now, more)
