@@ -18,6 +18,7 @@ import {
   type FleetCredentialsUnreadable,
   FleetKeyInvalid,
   FleetLabelInvalid,
+  FleetNotFound,
   FleetUnavailable,
   isLabel
 } from "./FleetErrors.js"
@@ -111,14 +112,29 @@ const optionalNumber = (value: number | string | null): number | undefined =>
   value === null ? undefined : Number(value)
 
 /**
- * Opens the table on the `SqlClient` in context, creating it when missing. The `FleetCipher`
- * is needed only to add accounts and open their credentials: `status` and `remove` run without
- * `BILLS_FLEET_KEY`.
+ * How to open the table: `create` (the default) makes it where there is none (`add`, `run`);
+ * without it a database that holds no fleet fails with `FleetNotFound` and is left as it was
+ * (`status`, `remove`, `rekey`).
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface OpenOptions {
+  readonly create?: boolean | undefined
+}
+
+/**
+ * Opens the table on the `SqlClient` in context, creating it when missing (see
+ * {@link OpenOptions}). The `FleetCipher` is needed only to add accounts and open their
+ * credentials: `status` and `remove` run without `BILLS_FLEET_KEY`.
  *
  * @since 0.1.0
  * @category constructors
  */
-export const make = (target: string): Effect.Effect<FleetAccountsShape, FleetUnavailable, SqlClient.SqlClient> =>
+export const make = (
+  target: string,
+  options?: OpenOptions
+): Effect.Effect<FleetAccountsShape, FleetUnavailable | FleetNotFound, SqlClient.SqlClient> =>
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const cipherOption = yield* Effect.serviceOption(FleetCipher)
@@ -131,6 +147,12 @@ export const make = (target: string): Effect.Effect<FleetAccountsShape, FleetUna
       ) as Effect.Effect<A, Exclude<E, SqlError> | FleetUnavailable, R>
     const now = Effect.clockWith((clock) => clock.currentTimeMillis)
 
+    if (options?.create === false) {
+      const found = yield* mapped(
+        sql<{ readonly found: boolean }>`SELECT to_regclass('fleet_accounts') IS NOT NULL AS found`
+      )
+      if (found[0]?.found !== true) return yield* new FleetNotFound({ target })
+    }
     yield* mapped(
       sql.withTransaction(
         Effect.zipRight(
@@ -273,6 +295,9 @@ export class FleetAccounts extends Context.Tag("@account-bills/fleet/FleetAccoun
   /** See {@link make}. */
   static readonly make = make
   /** The table on the `SqlClient` in context. */
-  static readonly layer = (target: string): Layer.Layer<FleetAccounts, FleetUnavailable, SqlClient.SqlClient> =>
-    Layer.effect(FleetAccounts, make(target))
+  static readonly layer = (
+    target: string,
+    options?: OpenOptions
+  ): Layer.Layer<FleetAccounts, FleetUnavailable | FleetNotFound, SqlClient.SqlClient> =>
+    Layer.effect(FleetAccounts, make(target, options))
 }

@@ -82,11 +82,36 @@ export class FleetAccountUnknown extends Schema.TaggedError<FleetAccountUnknown>
 }
 
 /**
- * The shared budget's Redis cannot be reached or refused a command.
+ * The database answers but holds no fleet: no `fleet_accounts` table. Commands that only read
+ * (`status`, `remove`, `rekey`) say so and create nothing; `add` and `run` create the fleet.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category errors
  */
+export class FleetNotFound extends Schema.TaggedError<FleetNotFound>("@account-bills/fleet/FleetNotFound")(
+  "FleetNotFound",
+  { target: Schema.String }
+) {
+  override get message(): string {
+    return `${this.target} holds no fleet (it has no fleet_accounts table): is --db the fleet's database? bills fleet add creates one there`
+  }
+}
+
+/**
+ * The runner cannot listen on its cluster address (`--host`, `--port`): the port is taken, or
+ * the address is not this machine's.
+ *
+ * @since 0.2.0
+ * @category errors
+ */
+export class FleetPortUnavailable extends Schema.TaggedError<FleetPortUnavailable>(
+  "@account-bills/fleet/FleetPortUnavailable"
+)("FleetPortUnavailable", { host: Schema.String, port: Schema.Number, reason: Schema.String }) {
+  override get message(): string {
+    return `the runner cannot listen on ${this.host}:${this.port} (--port): ${this.reason}`
+  }
+}
+
 /**
  * A label that breaks the rule of {@link labelRule}: nothing was added.
  *
@@ -152,3 +177,5 @@ export type FleetError =
   | FleetUnavailable
   | FleetNeedsPostgres
   | FleetAccountUnknown
+  | FleetNotFound
+  | FleetPortUnavailable

@@ -30,10 +30,11 @@ import { AddressBudget } from "./AddressBudget.js"
 import { FleetAccounts } from "./FleetAccounts.js"
 import type { FleetCipher } from "./FleetCipher.js"
 import { AccountEntity, entityIdOf, entityType, PassRequest } from "./FleetEntity.js"
-import { type FleetNeedsPostgres, FleetUnavailable } from "./FleetErrors.js"
+import { type FleetNeedsPostgres, type FleetNotFound, FleetPortUnavailable, FleetUnavailable } from "./FleetErrors.js"
 import * as FleetDatabase from "./FleetDatabase.js"
 import * as FleetObservability from "./FleetObservability.js"
 import * as DatabaseClock from "./internal/databaseClock.js"
+import { driverReason } from "./internal/driverReason.js"
 import * as OneAtATime from "./internal/oneAtATime.js"
 import * as Egress from "./internal/egress.js"
 import * as ReservedInOrder from "./internal/reservedInOrder.js"
@@ -319,7 +320,12 @@ export const layer = (
   options: FleetRunnerOptions
 ): Layer.Layer<
   never,
-  FleetUnavailable | FleetNeedsPostgres | StoreError | FleetObservability.MetricsServerUnavailable,
+  | FleetUnavailable
+  | FleetNeedsPostgres
+  | FleetNotFound
+  | FleetPortUnavailable
+  | StoreError
+  | FleetObservability.MetricsServerUnavailable,
   FleetCipher | AddressBudget
 > => {
   const host = options.host ?? "127.0.0.1"
@@ -348,12 +354,14 @@ export const layer = (
     Effect.map(FleetDatabase.postgres(options.db), (target) => {
       /** A failure of the database while the runner sets up, in the driver's own words. */
       const unavailable = (error: { readonly message: string; readonly cause?: unknown }) =>
-        new FleetUnavailable({
-          target: target.display,
-          reason: error.cause instanceof Error ? `${error.message}: ${error.cause.message}` : error.message
-        })
+        new FleetUnavailable({ target: target.display, reason: driverReason(error) })
+      // The cluster's socket that cannot listen is the runner's port, not the database.
+      const clusterFailure = (error: { readonly _tag: string; readonly message: string; readonly cause?: unknown }) =>
+        error._tag === "SocketServerError"
+          ? new FleetPortUnavailable({ host, port, reason: driverReason({ message: "", cause: error.cause }) })
+          : unavailable(error)
       const runner = Layer.mergeAll(accounts, reconciler(options), observed).pipe(
-        Layer.provide(Layer.mapError(cluster, unavailable)),
+        Layer.provide(Layer.mapError(cluster, clusterFailure)),
         Layer.provide(FleetDatabase.accounts(options.db)),
         Layer.provide(NodeHttpClient.layerUndici)
       )

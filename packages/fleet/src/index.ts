@@ -26,6 +26,8 @@ export {
   FleetKeyInvalid,
   FleetLabelInvalid,
   FleetNeedsPostgres,
+  FleetNotFound,
+  FleetPortUnavailable,
   FleetUnavailable,
   isLabel,
   labelRule
