@@ -17,8 +17,10 @@ import {
   FleetAccountUnknown,
   type FleetCredentialsUnreadable,
   FleetKeyInvalid,
+  FleetKeyMismatch,
   FleetLabelInvalid,
   FleetNotFound,
+  FleetRekeyRefused,
   FleetUnavailable,
   isLabel
 } from "./FleetErrors.js"
@@ -52,12 +54,18 @@ export interface FleetAccountsShape {
   readonly target: string
   /**
    * Adds the account, or replaces the credentials of the label; says which. A label that breaks
-   * `labelRule` fails with `FleetLabelInvalid`, and nothing is written.
+   * `labelRule` fails with `FleetLabelInvalid`, a key that opens none of the other accounts'
+   * credentials with `FleetKeyMismatch`; then nothing is written.
    */
   readonly add: (
     label: string,
     credentials: Credentials
-  ) => Effect.Effect<"added" | "replaced", FleetUnavailable | FleetKeyInvalid | FleetLabelInvalid>
+  ) => Effect.Effect<"added" | "replaced", FleetUnavailable | FleetKeyInvalid | FleetKeyMismatch | FleetLabelInvalid>
+  /**
+   * Seals every account's credentials under the cipher's key, in one transaction: all of them, or
+   * none when one does not open under either key (`FleetRekeyRefused`). Answers how many.
+   */
+  readonly rekey: Effect.Effect<number, FleetUnavailable | FleetKeyInvalid | FleetRekeyRefused>
   /** Removes the account; its bills stay in the store. False when there was none. */
   readonly remove: (label: string) => Effect.Effect<boolean, FleetUnavailable>
   readonly list: Effect.Effect<ReadonlyArray<FleetAccount>, FleetUnavailable>
@@ -182,7 +190,17 @@ export const make = (
       mapped(
         Effect.gen(function* () {
           if (!isLabel(label)) return yield* new FleetLabelInvalid({ label })
-          const sealed = yield* (yield* cipher).seal(label, credentials)
+          const opener = yield* cipher
+          // A key that opens none of the others' credentials is not the fleet's: rows sealed
+          // under it would fail on every runner. One that opens any of them is (a damaged row
+          // does not stop the fleet from growing); the newest are the likeliest to open.
+          const others = yield* sql<{ readonly label: string; readonly sealed: string }>`
+            SELECT label, sealed FROM fleet_accounts WHERE label <> ${label} ORDER BY updated_at DESC`
+          if (others.length > 0) {
+            const opens = yield* Effect.findFirst(others, (row) => Effect.isSuccess(opener.open(row.label, row.sealed)))
+            if (opens._tag === "None") return yield* new FleetKeyMismatch({ stored: others.length })
+          }
+          const sealed = yield* opener.seal(label, credentials)
           const at = yield* now
           // The store keeps an account's rows under the fingerprint of the key it was first
           // synced with, so a replaced key keeps the label's fingerprint.
@@ -195,6 +213,28 @@ export const make = (
           return rows[0]?.inserted === false ? ("replaced" as const) : ("added" as const)
         })
       )
+
+    const rekey = mapped(
+      sql.withTransaction(
+        Effect.gen(function* () {
+          const opener = yield* cipher
+          const rows = yield* sql<{ readonly label: string; readonly sealed: string }>`
+            SELECT label, sealed FROM fleet_accounts ORDER BY label FOR UPDATE`
+          const opened = yield* Effect.forEach(rows, (row) =>
+            Effect.either(Effect.map(opener.open(row.label, row.sealed), (credentials) => ({ row, credentials })))
+          )
+          const refused = opened.flatMap((each) => (each._tag === "Left" ? [each.left.label] : []))
+          if (refused.length > 0) return yield* new FleetRekeyRefused({ labels: refused })
+          const at = yield* now
+          for (const each of opened) {
+            if (each._tag === "Left") continue
+            const sealed = yield* opener.seal(each.right.row.label, each.right.credentials)
+            yield* sql`UPDATE fleet_accounts SET sealed = ${sealed}, updated_at = ${at} WHERE label = ${each.right.row.label}`
+          }
+          return rows.length
+        })
+      )
+    )
 
     const remove = (label: string) =>
       mapped(
@@ -279,7 +319,7 @@ export const make = (
         )
       )
 
-    return FleetAccounts.of({ target, add, remove, list, open, claim, record, release })
+    return FleetAccounts.of({ target, add, rekey, remove, list, open, claim, record, release })
   })
 
 /**

@@ -1,5 +1,5 @@
 /**
- * `bills fleet add|remove|run|status`: the fleet from the command line. The `bills` program
+ * `bills fleet add|remove|run|status|rekey`: the fleet from the command line. The `bills` program
  * loads this module only when `bills fleet` runs, so the client's commands load no cluster.
  *
  * Exit codes as `bills`: 0 done (and a runner stopped with SIGTERM or SIGINT after handing its
@@ -135,6 +135,20 @@ const removeCommand = Command.make("remove", { db, label }, ({ db, label }) =>
 ).pipe(
   Command.withDescription(
     "remove an account from the fleet (its bills stay in the store); a label the fleet does not hold is a note, exit 0"
+  )
+)
+
+const rekeyCommand = Command.make("rekey", { db }, ({ db }) =>
+  Effect.gen(function* () {
+    const accounts = yield* FleetAccounts
+    const count = yield* accounts.rekey
+    yield* Console.log(
+      `re-encrypted ${count} accounts under BILLS_FLEET_KEY; once every runner has it, BILLS_FLEET_KEY_PREVIOUS can go`
+    )
+  }).pipe(Effect.provide(FleetDatabase.layer(db, { create: false }).pipe(Layer.provide(FleetCipher.layerConfig))))
+).pipe(
+  Command.withDescription(
+    "re-encrypt every account's credentials under BILLS_FLEET_KEY, in one transaction; each must open under it or under BILLS_FLEET_KEY_PREVIOUS, else nothing changes"
   )
 )
 
@@ -472,7 +486,7 @@ const runCommand = Command.make("run", runFlags, (flags) =>
 
 const fleet = Command.make("fleet").pipe(
   Command.withDescription("many accounts from many processes: a fleet on PostgreSQL (and Redis)"),
-  Command.withSubcommands([addCommand, removeCommand, runCommand, statusCommand])
+  Command.withSubcommands([addCommand, removeCommand, runCommand, statusCommand, rekeyCommand])
 )
 
 /** The help's last section: every variable a runner or a fleet command reads. */
@@ -481,7 +495,8 @@ const environment = HelpDoc.sequence(
     HelpDoc.h1("ENVIRONMENT"),
     HelpDoc.enumeration(
       [
-        "BILLS_FLEET_KEY: the key the accounts' credentials are encrypted with (32 bytes, base64); add and run need it",
+        "BILLS_FLEET_KEY: the key the accounts' credentials are encrypted with (32 bytes, base64); add, run and rekey need it",
+        "BILLS_FLEET_KEY_PREVIOUS: while the key rotates, the key it replaces: credentials open under either and are written under BILLS_FLEET_KEY; bills fleet rekey then re-encrypts every row",
         "PGPASSWORD: the password of the fleet's PostgreSQL database, when --db has none (never put it in the URL)",
         "WEEX_BASE_URL, WEEX_LOCALE, WEEX_API_VERSION (v2 or v3): the client settings, read as bills sync reads them",
         "WEEX_API_KEY, WEEX_API_SECRET, WEEX_API_PASSPHRASE: the credentials of the account fleet add adds",

@@ -41,7 +41,7 @@ export const ExitCode = { ok: 0, failed: 1, usage: 2, broken: 3, incomplete: 4, 
  */
 const fleetCommand = Command.make("fleet").pipe(
   Command.withDescription(
-    "many accounts kept current by runner processes on PostgreSQL (and Redis): bills fleet add|remove|run|status (needs @account-bills/fleet; bills fleet --help)"
+    "many accounts kept current by runner processes on PostgreSQL (and Redis): bills fleet add|remove|run|status|rekey (needs @account-bills/fleet; bills fleet --help)"
   )
 )
 
