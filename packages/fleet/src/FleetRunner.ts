@@ -338,15 +338,17 @@ export const layer = (
       runnerAddress: Option.some(RunnerAddress.RunnerAddress.make({ host, port }))
     }
   })
+  const shardLayout: FleetObservability.ShardLayout = {
+    groups: shardingConfig.assignedShardGroups ?? ["default"],
+    shardsPerGroup: shardingConfig.shardsPerGroup ?? 300
+  }
   const observed =
     options.metrics === undefined
       ? Layer.empty
       : FleetObservability.layerServer(
           options.metrics,
-          FleetObservability.runnerReadiness({
-            groups: shardingConfig.assignedShardGroups ?? ["default"],
-            shardsPerGroup: shardingConfig.shardsPerGroup ?? 300
-          })
+          FleetObservability.runnerReadiness(shardLayout),
+          FleetObservability.refreshAccounts(shardLayout)
         )
   const addresses = options.localAddresses ?? []
   const accounts = Layer.unwrapScoped(Effect.map(Egress.routes(addresses), (egress) => entityLayer(options, egress)))
