@@ -209,9 +209,9 @@ const entityLayer = (options: FleetRunnerOptions, egress: ReadonlyArray<Egress.E
             return yield* schedule(request.at, now + interval)
           }
           yield* accounts.claim(label, owner)
-          // Read by the process test and the bench: a pass's begin and end bracket its store
-          // leases, and its end says what each kind sent and stored.
-          yield* Effect.logInfo("pass begins")
+          // Read by the process test and the bench (at DEBUG): a pass's begin and end bracket its
+          // store leases, and its end says what each kind sent and stored.
+          yield* Effect.logDebug("pass begins")
           const outcomes = yield* AccountPass.run(opened.right.account, opened.right.credentials, perKey, {
             pagesPerPass: options.pagesPerPass ?? AccountPass.defaultPagesPerPass,
             concurrency: options.concurrency,
@@ -226,11 +226,16 @@ const entityLayer = (options: FleetRunnerOptions, egress: ReadonlyArray<Egress.E
                   ? Effect.logInfo("pass ends")
                   : Effect.logWarning(`pass ends: it failed: ${Cause.squash(exit.cause)}`)
               }
-              // One line per pass: a failed one at warning level, with each kind's reason.
+              // One line per pass: a failed one at warning level, with each kind's reason; one
+              // that stored bills at INFO; one that found nothing at DEBUG (600 current accounts
+              // would otherwise log 600 lines a minute that say nothing).
               const failed = exit.value.filter((outcome) => outcome.error !== undefined)
+              const added = exit.value.reduce((sum, outcome) => sum + outcome.added, 0)
               return (
                 failed.length === 0
-                  ? Effect.logInfo("pass ends")
+                  ? added > 0
+                    ? Effect.logInfo("pass ends")
+                    : Effect.logDebug("pass ends")
                   : Effect.logWarning(
                       `pass ends: ${failed.map((outcome) => `${outcome.kind} failed: ${outcome.error}`).join("; ")}`
                     )

@@ -5,6 +5,7 @@
  * as flags, `remove` that can be run twice, `status` exit codes a monitoring check reads, and
  * Ctrl-C that hands a runner's accounts over as SIGTERM does.
  */
+import { spawn } from "node:child_process"
 import * as net from "node:net"
 import * as PgClient from "@effect/sql-pg/PgClient"
 import * as Reactivity from "@effect/experimental/Reactivity"
@@ -18,6 +19,7 @@ import { freePorts } from "./support/ports.js"
 import { bills, scopedBills } from "./support/runnerProcess.js"
 import { freshDatabase, postgresUrl, redisUrl, testKey } from "./support/services.js"
 import { until } from "./support/until.js"
+import { billsCommand } from "../../node/test/support/billsBin.js"
 
 /** Runs `bills fleet args…` to its end: its exit code and what it wrote. */
 const run = (args: ReadonlyArray<string>, env: Readonly<Record<string, string>> = {}) =>
@@ -195,5 +197,78 @@ describe.skipIf(postgresUrl === undefined || redisUrl === undefined)("the fleet'
         expect(took).toBeLessThan(3_500)
       }).pipe(Effect.scoped),
     90_000
+  )
+
+  it.live(
+    "--log-level in every position, --log-format json, passes that find nothing only at DEBUG",
+    () =>
+      Effect.gen(function* () {
+        const { db, exchange, current } = yield* seededFleet({
+          accounts: 2,
+          labelOf: (i) => `log-${i}`,
+          credentialsOf: (i) => ({ apiKey: `log-key-${i}`, secret: `secret-${i}`, passphrase: `pass-${i}` }),
+          perAddress: false,
+          exchangeOf: (i, now) => ({
+            generate: { seed: 20 + i, funding: 30, spot: 30, startMillis: now - 86_400_000, endMillis: now - 60_000 }
+          })
+        })
+        // Before `fleet`, after it, after the subcommand.
+        const before = yield* Effect.promise(async () => {
+          const proc = spawn(process.execPath, [
+            ...billsCommand(),
+            "--log-level",
+            "debug",
+            "fleet",
+            "status",
+            "--db",
+            db
+          ])
+          return await new Promise<number | null>((resolve) => proc.on("exit", resolve))
+        })
+        expect(before).toBe(0)
+        expect((yield* run(["--log-level", "debug", "status", "--db", db])).code).toBe(0)
+        expect((yield* run(["status", "--db", db, "--log-level=warning"])).code).toBe(0)
+        expect((yield* run(["status", "--db", db, "--log-format", "xml"])).code).toBe(2)
+
+        const [port = 0] = yield* freePorts(1)
+        const runner = yield* scopedBills(
+          "json",
+          [
+            "run",
+            "--db",
+            db,
+            "--port",
+            String(port),
+            "--interval",
+            "1s",
+            "--log-level",
+            "info",
+            "--log-format",
+            "json"
+          ],
+          { BILLS_FLEET_KEY: testKey, WEEX_BASE_URL: exchange.url }
+        )
+        yield* until("both accounts current", 60_000, () => Effect.runPromise(current(true)))
+        // Passes of current accounts for a few seconds more: they find nothing.
+        yield* Effect.sleep("4 seconds")
+        runner.proc.kill("SIGTERM")
+        yield* Effect.promise(() => runner.exited)
+        const lines = runner
+          .stderr()
+          .split("\n")
+          .filter((line) => line.trim() !== "")
+        const parsed = lines.map(
+          (line) => JSON.parse(line) as { readonly message?: unknown; readonly logLevel?: unknown }
+        )
+        expect(parsed.length).toBeGreaterThan(0)
+        const messages = parsed.map((line) => String(line.message))
+        expect(messages).not.toContain("pass begins")
+        // Only the passes that stored bills say so at INFO: the first pass or two of each account.
+        const ends = messages.filter((message) => message === "pass ends").length
+        expect(ends).toBeGreaterThan(0)
+        expect(ends).toBeLessThanOrEqual(4)
+        expect(messages.some((message) => message.includes("joins the fleet"))).toBe(true)
+      }).pipe(Effect.scoped),
+    150_000
   )
 })

@@ -21,7 +21,6 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
-import * as LogLevel from "effect/LogLevel"
 import * as Option from "effect/Option"
 import * as Schedule from "effect/Schedule"
 import * as Schema from "effect/Schema"
@@ -472,10 +471,7 @@ const runCommand = Command.make("run", runFlags, (flags) =>
     // A server that is away may leave a socket or a timer behind (a driver reconnecting): it
     // does not keep a runner that was told to stop alive.
     yield* Effect.sync(() => setTimeout(() => process.exit(0), 1_000).unref())
-  }).pipe(
-    Effect.provide(Logger.replace(Logger.defaultLogger, Logger.withConsoleError(Logger.logfmtLogger))),
-    Logger.withMinimumLogLevel(LogLevel.Info)
-  )
+  })
 ).pipe(
   Command.withDescription(
     "run one runner: it syncs every account it owns every --interval; SIGTERM hands its accounts over and exits 0. " +
@@ -540,6 +536,34 @@ const report = (message: string, code: number) =>
  * @category utils
  */
 export const main = (argv: ReadonlyArray<string>): Effect.Effect<number> => {
+  const { format, rest } = logFormatOf(argv)
+  if (format !== "logfmt" && format !== "json") {
+    return report(`--log-format wants logfmt or json, got "${format}"`, 2)
+  }
+  // Logs go to stderr, one line each: logfmt, or one JSON object a line for log shippers.
+  const logger = Logger.withConsoleError(format === "json" ? Logger.jsonLogger : Logger.logfmtLogger)
+  return Effect.provide(mainWith(CliHelp.hoistLogLevel(rest)), Logger.replace(Logger.defaultLogger, logger))
+}
+
+/**
+ * `--log-format logfmt|json` wherever it is written, out of the arguments: it applies to every
+ * command alike.
+ */
+const logFormatOf = (
+  argv: ReadonlyArray<string>
+): { readonly format: string; readonly rest: ReadonlyArray<string> } => {
+  const rest: Array<string> = []
+  let format = "logfmt"
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] as string
+    if (arg.startsWith("--log-format=")) format = arg.slice("--log-format=".length)
+    else if (arg === "--log-format" && i + 1 < argv.length) format = argv[++i] as string
+    else rest.push(arg)
+  }
+  return { format, rest }
+}
+
+const mainWith = (argv: ReadonlyArray<string>): Effect.Effect<number> => {
   const cliErrors: Array<string> = []
   // Colours only for a person at a terminal who has not asked for none (https://no-color.org).
   const colour = process.stdout.isTTY === true && (process.env.NO_COLOR ?? "") === ""
