@@ -271,7 +271,7 @@ export const registerSeries: Effect.Effect<void> = Effect.gen(function* () {
  * @since 0.2.0
  * @category models
  */
-export type Refresh<R> = Effect.Effect<Option.Option<ReadonlySet<string>> | void, never, R>
+export type Refresh<R> = Effect.Effect<Option.Option<ReadonlySet<string>> | undefined, never, R>
 
 /** The Prometheus exposition of the process's metrics, on each call. */
 const prometheusText = <R>(refresh: Refresh<R>) =>
@@ -309,7 +309,7 @@ const checkTimeout = Duration.seconds(2)
 export const layerServer = <R, R2 = never>(
   options: MetricsServerOptions,
   readiness: Effect.Effect<ReadonlyArray<ReadinessCheck>, never, R>,
-  refresh: Refresh<R2> = refreshLag
+  refresh: Refresh<R2> = Effect.as(refreshLag, undefined)
 ): Layer.Layer<never, MetricsServerUnavailable, R | R2> => {
   const host = options.host ?? "127.0.0.1"
   return Layer.unwrapScoped(

@@ -151,7 +151,7 @@ const rekeyCommand = Command.make("rekey", { db }, ({ db }) =>
   )
 )
 
-const iso = (millis: number | null) => (millis === null ? "-" : new Date(millis).toISOString().slice(0, 19) + "Z")
+const iso = (millis: number | null) => (millis === null ? "-" : `${new Date(millis).toISOString().slice(0, 19)}Z`)
 
 /** A span of time as a person reads it: 850ms, 42s, 7m, 3h, 2d. */
 const span = (millis: number | null): string => {
