@@ -273,6 +273,9 @@ export const registerSeries: Effect.Effect<void> = Effect.gen(function* () {
  */
 export type Refresh<R> = Effect.Effect<Option.Option<ReadonlySet<string>> | undefined, never, R>
 
+/** How long the refresh before a collection may take: a scrape answers within its timeout (1 s in the tests). */
+const refreshTimeout = Duration.millis(500)
+
 /** The Prometheus exposition of the process's metrics, on each call. */
 const prometheusText = <R>(refresh: Refresh<R>) =>
   Effect.gen(function* () {
@@ -286,7 +289,11 @@ const prometheusText = <R>(refresh: Refresh<R>) =>
     // carries `service.name`.
     const serializer = new PrometheusSerializer(undefined, false, undefined, false, true)
     return Effect.gen(function* () {
-      const refreshed = yield* refresh
+      // A scrape answers within its timeout: a database slow to answer leaves the last values.
+      const refreshed = yield* refresh.pipe(
+        Effect.timeout(refreshTimeout),
+        Effect.orElseSucceed(() => undefined)
+      )
       if (refreshed !== undefined) held = refreshed
       const collected = yield* Effect.tryPromise({
         try: () => exporter.collect(),

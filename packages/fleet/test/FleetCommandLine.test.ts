@@ -16,18 +16,12 @@ import * as Redacted from "effect/Redacted"
 import { FleetAccounts, FleetCipher, FleetDatabase } from "../src/index.js"
 import { seededFleet } from "./support/seededFleet.js"
 import { freePorts } from "./support/ports.js"
-import { bills, scopedBills } from "./support/runnerProcess.js"
+import { billsToEnd, scopedBills } from "./support/runnerProcess.js"
 import { freshDatabase, postgresUrl, redisUrl, testKey } from "./support/services.js"
 import { until } from "./support/until.js"
 import { billsCommand } from "../../node/test/support/billsBin.js"
 
-/** Runs `bills fleet args…` to its end: its exit code and what it wrote. */
-const run = (args: ReadonlyArray<string>, env: Readonly<Record<string, string>> = {}) =>
-  Effect.promise(async () => {
-    const proc = bills("cli", args, env)
-    const code = await proc.exited
-    return { code, output: proc.stderr() }
-  })
+const run = billsToEnd
 
 /** The tables of the database at `url`. */
 const tablesOf = (url: string) =>

@@ -15,7 +15,7 @@ import * as Redacted from "effect/Redacted"
 import { FleetAccounts, FleetCipher, FleetDatabase, FleetStatus } from "../src/index.js"
 import { seededFleet } from "./support/seededFleet.js"
 import { freePorts } from "./support/ports.js"
-import { bills, type RunnerProcess, scopedBills } from "./support/runnerProcess.js"
+import { billsToEnd, type RunnerProcess, scopedBills } from "./support/runnerProcess.js"
 import { postgresUrl, redisUrl, testKey } from "./support/services.js"
 import { until } from "./support/until.js"
 
@@ -30,11 +30,7 @@ const labelOf = (i: number) => `rot-${i}`
 const newKey = Buffer.alloc(32, 9).toString("base64")
 const strangerKey = Buffer.alloc(32, 3).toString("base64")
 
-const run = (args: ReadonlyArray<string>, env: Readonly<Record<string, string>>) =>
-  Effect.promise(async () => {
-    const proc = bills("cli", args, env)
-    return { code: await proc.exited, output: proc.stderr() }
-  })
+const run = billsToEnd
 
 describe.skipIf(postgresUrl === undefined || redisUrl === undefined)("rotating BILLS_FLEET_KEY", () => {
   it.live(

@@ -49,7 +49,7 @@ describe.skipIf(postgresUrl === undefined || redisUrl === undefined || !fs.exist
   "the runners' metrics in a real Prometheus",
   () => {
     it.live(
-      "every series of both runners, the lag of a stalled account growing, up = 0 for a killed runner",
+      "every series of both runners, a removed account's series gone, up = 0 for a killed runner",
       () =>
         Effect.gen(function* () {
           const { db, exchange, database } = yield* seededFleet({
@@ -152,8 +152,11 @@ describe.skipIf(postgresUrl === undefined || redisUrl === undefined || !fs.exist
             const up = await prometheus.query(`up{instance="${targets[1]}"}`)
             return up.length === 1 && up[0]?.value === 0
           })
-          const alive = yield* Effect.promise(() => prometheus.query(`up{instance="${targets[0]}"}`))
-          expect(alive[0]?.value).toBe(1)
+          // The other runner stays up (a scrape on a loaded machine may miss its timeout once).
+          yield* until("up = 1 for the live runner", 10_000, async () => {
+            const alive = await prometheus.query(`up{instance="${targets[0]}"}`)
+            return alive[0]?.value === 1
+          })
         }).pipe(Effect.scoped),
       150_000
     )

@@ -139,3 +139,14 @@ export const scopedBills = (
         return runner.exited
       })
   )
+
+/** Runs `bills fleet args…` to its end: its exit code and everything it wrote. */
+export const billsToEnd = (
+  args: ReadonlyArray<string>,
+  env: Readonly<Record<string, string>> = {}
+): Effect.Effect<{ readonly code: number | null; readonly output: string }> =>
+  Effect.promise(async () => {
+    const proc = bills("cli", args, env)
+    const code = await proc.exited
+    return { code, output: proc.stderr() }
+  })
