@@ -44,3 +44,24 @@ export const tidy = (text: string, program: string): string => {
   }
   return kept.join("\n")
 }
+
+/**
+ * The arguments with `--log-level` moved to the front (after the runtime and the script):
+ * `@effect/cli` reads it only before the subcommand; anywhere else it would be refused although
+ * every subcommand's help lists it. Moved there, it works where written, for every command.
+ *
+ * @since 0.2.0
+ * @category utils
+ */
+export const hoistLogLevel = (argv: ReadonlyArray<string>): ReadonlyArray<string> => {
+  const [runtime = "", script = "", ...args] = argv
+  const hoisted: Array<string> = []
+  const rest: Array<string> = []
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i] as string
+    if (arg.startsWith("--log-level=")) hoisted.push(arg)
+    else if (arg === "--log-level" && i + 1 < args.length) hoisted.push(arg, args[++i] as string)
+    else rest.push(arg)
+  }
+  return [runtime, script, ...hoisted, ...rest]
+}

@@ -17,7 +17,10 @@ import {
   FleetAccountUnknown,
   type FleetCredentialsUnreadable,
   FleetKeyInvalid,
+  FleetKeyMismatch,
   FleetLabelInvalid,
+  FleetNotFound,
+  FleetRekeyRefused,
   FleetUnavailable,
   isLabel
 } from "./FleetErrors.js"
@@ -51,12 +54,18 @@ export interface FleetAccountsShape {
   readonly target: string
   /**
    * Adds the account, or replaces the credentials of the label; says which. A label that breaks
-   * `labelRule` fails with `FleetLabelInvalid`, and nothing is written.
+   * `labelRule` fails with `FleetLabelInvalid`, a key that opens none of the other accounts'
+   * credentials with `FleetKeyMismatch`; then nothing is written.
    */
   readonly add: (
     label: string,
     credentials: Credentials
-  ) => Effect.Effect<"added" | "replaced", FleetUnavailable | FleetKeyInvalid | FleetLabelInvalid>
+  ) => Effect.Effect<"added" | "replaced", FleetUnavailable | FleetKeyInvalid | FleetKeyMismatch | FleetLabelInvalid>
+  /**
+   * Seals every account's credentials under the cipher's key, in one transaction: all of them, or
+   * none when one does not open under either key (`FleetRekeyRefused`). Answers how many.
+   */
+  readonly rekey: Effect.Effect<number, FleetUnavailable | FleetKeyInvalid | FleetRekeyRefused>
   /** Removes the account; its bills stay in the store. False when there was none. */
   readonly remove: (label: string) => Effect.Effect<boolean, FleetUnavailable>
   readonly list: Effect.Effect<ReadonlyArray<FleetAccount>, FleetUnavailable>
@@ -69,8 +78,17 @@ export interface FleetAccountsShape {
   >
   /** Records that `owner` begins a pass of the account. */
   readonly claim: (label: string, owner: string) => Effect.Effect<void, FleetUnavailable>
-  /** Records how a pass of the account ended, per kind. */
-  readonly record: (label: string, errors: PassErrors) => Effect.Effect<void, FleetUnavailable>
+  /**
+   * Records how a pass of the account ended, per kind, and whether the exchange refused its
+   * credentials (`undefined`: the pass did not reach the exchange, the count stays). Answers the
+   * passes refused in a row, kept in the account's row so that the backoff they set survives the
+   * entity, the runner and a hand-over.
+   */
+  readonly record: (
+    label: string,
+    errors: PassErrors,
+    refused?: boolean | undefined
+  ) => Effect.Effect<number, FleetUnavailable>
   /** Records that `owner` no longer owns the account (a hand-over). */
   readonly release: (label: string, owner: string) => Effect.Effect<void, FleetUnavailable>
 }
@@ -104,14 +122,29 @@ const optionalNumber = (value: number | string | null): number | undefined =>
   value === null ? undefined : Number(value)
 
 /**
- * Opens the table on the `SqlClient` in context, creating it when missing. The `FleetCipher`
- * is needed only to add accounts and open their credentials: `status` and `remove` run without
- * `BILLS_FLEET_KEY`.
+ * How to open the table: `create` (the default) makes it where there is none (`add`, `run`);
+ * without it a database that holds no fleet fails with `FleetNotFound` and is left as it was
+ * (`status`, `remove`, `rekey`).
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface OpenOptions {
+  readonly create?: boolean | undefined
+}
+
+/**
+ * Opens the table on the `SqlClient` in context, creating it when missing (see
+ * {@link OpenOptions}). The `FleetCipher` is needed only to add accounts and open their
+ * credentials: `status` and `remove` run without `BILLS_FLEET_KEY`.
  *
  * @since 0.1.0
  * @category constructors
  */
-export const make = (target: string): Effect.Effect<FleetAccountsShape, FleetUnavailable, SqlClient.SqlClient> =>
+export const make = (
+  target: string,
+  options?: OpenOptions
+): Effect.Effect<FleetAccountsShape, FleetUnavailable | FleetNotFound, SqlClient.SqlClient> =>
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const cipherOption = yield* Effect.serviceOption(FleetCipher)
@@ -124,6 +157,12 @@ export const make = (target: string): Effect.Effect<FleetAccountsShape, FleetUna
       ) as Effect.Effect<A, Exclude<E, SqlError> | FleetUnavailable, R>
     const now = Effect.clockWith((clock) => clock.currentTimeMillis)
 
+    if (options?.create === false) {
+      const found = yield* mapped(
+        sql<{ readonly found: boolean }>`SELECT to_regclass('fleet_accounts') IS NOT NULL AS found`
+      )
+      if (found[0]?.found !== true) return yield* new FleetNotFound({ target })
+    }
     yield* mapped(
       sql.withTransaction(
         Effect.zipRight(
@@ -142,7 +181,8 @@ export const make = (target: string): Effect.Effect<FleetAccountsShape, FleetUna
             // Tables made before failures were dated get the columns.
             Effect.zipRight(sql`ALTER TABLE fleet_accounts
               ADD COLUMN IF NOT EXISTS funding_error_since bigint,
-              ADD COLUMN IF NOT EXISTS spot_error_since bigint`),
+              ADD COLUMN IF NOT EXISTS spot_error_since bigint,
+              ADD COLUMN IF NOT EXISTS refusals integer NOT NULL DEFAULT 0`),
             // And, since the futures account, its kind's.
             Effect.zipRight(sql`ALTER TABLE fleet_accounts
               ADD COLUMN IF NOT EXISTS contract_error text,
@@ -156,7 +196,17 @@ export const make = (target: string): Effect.Effect<FleetAccountsShape, FleetUna
       mapped(
         Effect.gen(function* () {
           if (!isLabel(label)) return yield* new FleetLabelInvalid({ label })
-          const sealed = yield* (yield* cipher).seal(label, credentials)
+          const opener = yield* cipher
+          // A key that opens none of the others' credentials is not the fleet's: rows sealed
+          // under it would fail on every runner. One that opens any of them is (a damaged row
+          // does not stop the fleet from growing); the newest are the likeliest to open.
+          const others = yield* sql<{ readonly label: string; readonly sealed: string }>`
+            SELECT label, sealed FROM fleet_accounts WHERE label <> ${label} ORDER BY updated_at DESC`
+          if (others.length > 0) {
+            const opens = yield* Effect.findFirst(others, (row) => Effect.isSuccess(opener.open(row.label, row.sealed)))
+            if (opens._tag === "None") return yield* new FleetKeyMismatch({ stored: others.length })
+          }
+          const sealed = yield* opener.seal(label, credentials)
           const at = yield* now
           // The store keeps an account's rows under the fingerprint of the key it was first
           // synced with, so a replaced key keeps the label's fingerprint.
@@ -169,6 +219,28 @@ export const make = (target: string): Effect.Effect<FleetAccountsShape, FleetUna
           return rows[0]?.inserted === false ? ("replaced" as const) : ("added" as const)
         })
       )
+
+    const rekey = mapped(
+      sql.withTransaction(
+        Effect.gen(function* () {
+          const opener = yield* cipher
+          const rows = yield* sql<{ readonly label: string; readonly sealed: string }>`
+            SELECT label, sealed FROM fleet_accounts ORDER BY label FOR UPDATE`
+          const opened = yield* Effect.forEach(rows, (row) =>
+            Effect.either(Effect.map(opener.open(row.label, row.sealed), (credentials) => ({ row, credentials })))
+          )
+          const refused = opened.flatMap((each) => (each._tag === "Left" ? [each.left.label] : []))
+          if (refused.length > 0) return yield* new FleetRekeyRefused({ labels: refused })
+          const at = yield* now
+          for (const each of opened) {
+            if (each._tag === "Left") continue
+            const sealed = yield* opener.seal(each.right.row.label, each.right.credentials)
+            yield* sql`UPDATE fleet_accounts SET sealed = ${sealed}, updated_at = ${at} WHERE label = ${each.right.row.label}`
+          }
+          return rows.length
+        })
+      )
+    )
 
     const remove = (label: string) =>
       mapped(
@@ -224,16 +296,17 @@ export const make = (target: string): Effect.Effect<FleetAccountsShape, FleetUna
         )
       )
 
-    const record = (label: string, errors: PassErrors) =>
+    const record = (label: string, errors: PassErrors, refused?: boolean | undefined) =>
       mapped(
         Effect.flatMap(now, (at) => {
           const funding = "funding" in errors
           const spot = "spot" in errors
           const contract = "contract" in errors
-          return Effect.asVoid(
+          const counted = refused === undefined ? null : refused
+          return Effect.map(
             // A failure keeps the time it began while it goes on; a success clears it; a kind
             // the pass did not walk keeps what it had.
-            sql`UPDATE fleet_accounts SET
+            sql<{ readonly refusals: number | string }>`UPDATE fleet_accounts SET
               funding_error_since = CASE WHEN NOT ${funding} THEN funding_error_since
                 WHEN ${errors.funding ?? null}::text IS NULL THEN NULL
                 WHEN funding_error IS NULL THEN ${at} ELSE COALESCE(funding_error_since, ${at}) END,
@@ -246,8 +319,12 @@ export const make = (target: string): Effect.Effect<FleetAccountsShape, FleetUna
               funding_error = CASE WHEN ${funding} THEN ${errors.funding ?? null} ELSE funding_error END,
               spot_error = CASE WHEN ${spot} THEN ${errors.spot ?? null} ELSE spot_error END,
               contract_error = CASE WHEN ${contract} THEN ${errors.contract ?? null} ELSE contract_error END,
+              refusals = CASE WHEN ${counted}::boolean IS NULL THEN refusals
+                WHEN ${counted}::boolean THEN refusals + 1 ELSE 0 END,
               owner_seen = ${at}
-              WHERE label = ${label}`
+              WHERE label = ${label}
+              RETURNING refusals`,
+            (rows) => Number(rows[0]?.refusals ?? 0)
           )
         })
       )
@@ -259,7 +336,7 @@ export const make = (target: string): Effect.Effect<FleetAccountsShape, FleetUna
         )
       )
 
-    return FleetAccounts.of({ target, add, remove, list, open, claim, record, release })
+    return FleetAccounts.of({ target, add, rekey, remove, list, open, claim, record, release })
   })
 
 /**
@@ -275,6 +352,9 @@ export class FleetAccounts extends Context.Tag("@account-bills/fleet/FleetAccoun
   /** See {@link make}. */
   static readonly make = make
   /** The table on the `SqlClient` in context. */
-  static readonly layer = (target: string): Layer.Layer<FleetAccounts, FleetUnavailable, SqlClient.SqlClient> =>
-    Layer.effect(FleetAccounts, make(target))
+  static readonly layer = (
+    target: string,
+    options?: OpenOptions
+  ): Layer.Layer<FleetAccounts, FleetUnavailable | FleetNotFound, SqlClient.SqlClient> =>
+    Layer.effect(FleetAccounts, make(target, options))
 }

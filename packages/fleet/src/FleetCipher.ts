@@ -3,6 +3,10 @@
  * as `Redacted` and kept so. Each sealing draws a fresh 96-bit nonce; the account's label is the
  * additional data, so a sealed row copied under another label does not open.
  *
+ * While a key rotates, `BILLS_FLEET_KEY_PREVIOUS` holds the key it replaces: credentials open
+ * under either, and are sealed under the new one only (`bills fleet rekey` then seals every row
+ * under it, and the previous key can go).
+ *
  * @since 0.1.0
  */
 import * as Crypto from "node:crypto"
@@ -11,6 +15,7 @@ import * as Config from "effect/Config"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
 import { FleetCredentialsUnreadable, FleetKeyInvalid } from "./FleetErrors.js"
@@ -24,8 +29,41 @@ import { FleetCredentialsUnreadable, FleetKeyInvalid } from "./FleetErrors.js"
 export interface FleetCipherShape {
   /** The credentials sealed for `label`: `v1.` + base64 of nonce, tag and ciphertext. */
   readonly seal: (label: string, credentials: Credentials) => Effect.Effect<string>
-  /** Opens what `seal` made for the same label under the same key. */
+  /** Opens what `seal` made for the same label under the key, or under the previous key. */
   readonly open: (label: string, sealed: string) => Effect.Effect<Credentials, FleetCredentialsUnreadable>
+}
+
+/** A 32-byte key from its base64 text, or why it is not one. */
+const keyBytes = (key: Redacted.Redacted<string>, name: string): Effect.Effect<Buffer, FleetKeyInvalid> => {
+  const text = Redacted.value(key).trim()
+  if (!/^[A-Za-z0-9+/]+={0,2}$/.test(text)) return Effect.fail(new FleetKeyInvalid({ reason: "is not base64", name }))
+  const bytes = Buffer.from(text, "base64")
+  return bytes.length === 32
+    ? Effect.succeed(bytes)
+    : Effect.fail(new FleetKeyInvalid({ reason: `is ${bytes.length} bytes long, not 32`, name }))
+}
+
+/** The credentials sealed for `label` under `bytes`, or undefined when they do not open. */
+const openWith = (bytes: Buffer, label: string, sealed: string): Credentials | undefined => {
+  if (!sealed.startsWith(version)) return undefined
+  const raw = Buffer.from(sealed.slice(version.length), "base64")
+  if (raw.length < 28) return undefined
+  const decipher = Crypto.createDecipheriv("aes-256-gcm", bytes, raw.subarray(0, 12))
+  decipher.setAAD(Buffer.from(label, "utf8"))
+  decipher.setAuthTag(raw.subarray(12, 28))
+  let plain: string
+  try {
+    plain = Buffer.concat([decipher.update(raw.subarray(28)), decipher.final()]).toString("utf8")
+  } catch {
+    return undefined
+  }
+  const decoded = decodePlain(plain)
+  if (decoded._tag === "None") return undefined
+  return {
+    apiKey: Redacted.make(decoded.value.apiKey),
+    secret: Redacted.make(decoded.value.secret),
+    passphrase: Redacted.make(decoded.value.passphrase)
+  }
 }
 
 const Plain = Schema.parseJson(
@@ -43,15 +81,14 @@ const version = "v1."
  * @category tags
  */
 export class FleetCipher extends Context.Tag("@account-bills/fleet/FleetCipher")<FleetCipher, FleetCipherShape>() {
-  /** A cipher under a 32-byte key given in base64. */
-  static readonly make = (key: Redacted.Redacted<string>): Effect.Effect<FleetCipherShape, FleetKeyInvalid> =>
+  /** A cipher under a 32-byte key given in base64, opening also what `previous` sealed. */
+  static readonly make = (
+    key: Redacted.Redacted<string>,
+    previous?: Redacted.Redacted<string> | undefined
+  ): Effect.Effect<FleetCipherShape, FleetKeyInvalid> =>
     Effect.gen(function* () {
-      const text = Redacted.value(key).trim()
-      if (!/^[A-Za-z0-9+/]+={0,2}$/.test(text)) return yield* new FleetKeyInvalid({ reason: "is not base64" })
-      const bytes = Buffer.from(text, "base64")
-      if (bytes.length !== 32) {
-        return yield* new FleetKeyInvalid({ reason: `is ${bytes.length} bytes long, not 32` })
-      }
+      const bytes = yield* keyBytes(key, "BILLS_FLEET_KEY")
+      const keys = previous === undefined ? [bytes] : [bytes, yield* keyBytes(previous, "BILLS_FLEET_KEY_PREVIOUS")]
       const seal = (label: string, credentials: Credentials) =>
         Effect.sync(() => {
           const nonce = Crypto.randomBytes(12)
@@ -67,26 +104,11 @@ export class FleetCipher extends Context.Tag("@account-bills/fleet/FleetCipher")
         })
       const open = (label: string, sealed: string) =>
         Effect.suspend(() => {
-          const unreadable = Effect.fail(new FleetCredentialsUnreadable({ label }))
-          if (!sealed.startsWith(version)) return unreadable
-          const raw = Buffer.from(sealed.slice(version.length), "base64")
-          if (raw.length < 28) return unreadable
-          const decipher = Crypto.createDecipheriv("aes-256-gcm", bytes, raw.subarray(0, 12))
-          decipher.setAAD(Buffer.from(label, "utf8"))
-          decipher.setAuthTag(raw.subarray(12, 28))
-          let plain: string
-          try {
-            plain = Buffer.concat([decipher.update(raw.subarray(28)), decipher.final()]).toString("utf8")
-          } catch {
-            return unreadable
+          for (const each of keys) {
+            const opened = openWith(each, label, sealed)
+            if (opened !== undefined) return Effect.succeed(opened)
           }
-          const decoded = decodePlain(plain)
-          if (decoded._tag === "None") return unreadable
-          return Effect.succeed<Credentials>({
-            apiKey: Redacted.make(decoded.value.apiKey),
-            secret: Redacted.make(decoded.value.secret),
-            passphrase: Redacted.make(decoded.value.passphrase)
-          })
+          return Effect.fail(new FleetCredentialsUnreadable({ label }))
         })
       return FleetCipher.of({ seal, open })
     })
@@ -95,12 +117,19 @@ export class FleetCipher extends Context.Tag("@account-bills/fleet/FleetCipher")
   static readonly layer = (key: Redacted.Redacted<string>): Layer.Layer<FleetCipher, FleetKeyInvalid> =>
     Layer.effect(FleetCipher, FleetCipher.make(key))
 
-  /** A cipher under `BILLS_FLEET_KEY`. */
+  /** A cipher under `BILLS_FLEET_KEY`, opening also what `BILLS_FLEET_KEY_PREVIOUS` sealed when it is set. */
   static readonly layerConfig: Layer.Layer<FleetCipher, FleetKeyInvalid> = Layer.effect(
     FleetCipher,
-    Effect.flatMap(
-      Effect.mapError(Config.redacted("BILLS_FLEET_KEY"), () => new FleetKeyInvalid({ reason: "is not set" })),
-      FleetCipher.make
-    )
+    Effect.gen(function* () {
+      const key = yield* Effect.mapError(
+        Config.redacted("BILLS_FLEET_KEY"),
+        () => new FleetKeyInvalid({ reason: "is not set" })
+      )
+      const previous = yield* Effect.mapError(
+        Config.option(Config.redacted(Config.nonEmptyString("BILLS_FLEET_KEY_PREVIOUS"))),
+        () => new FleetKeyInvalid({ reason: "is not readable", name: "BILLS_FLEET_KEY_PREVIOUS" })
+      )
+      return yield* FleetCipher.make(key, Option.getOrUndefined(previous))
+    })
   )
 }

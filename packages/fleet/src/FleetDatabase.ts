@@ -11,8 +11,9 @@ import * as PgClient from "@effect/sql-pg/PgClient"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
-import { FleetAccounts } from "./FleetAccounts.js"
-import { FleetNeedsPostgres, FleetUnavailable } from "./FleetErrors.js"
+import { FleetAccounts, type OpenOptions } from "./FleetAccounts.js"
+import { FleetNeedsPostgres, type FleetNotFound, FleetUnavailable } from "./FleetErrors.js"
+import { driverReason } from "./internal/driverReason.js"
 import * as OneAtATime from "./internal/oneAtATime.js"
 
 /**
@@ -44,39 +45,57 @@ export const sql = (db: string): Layer.Layer<SqlClient.SqlClient, FleetUnavailab
     Effect.map(postgres(db), (target) =>
       Layer.mapError(
         PgClient.layer({ url: Redacted.make(target.url), applicationName: "account-bills-fleet" }),
-        (error) => new FleetUnavailable({ target: target.display, reason: error.message })
+        (error) => new FleetUnavailable({ target: target.display, reason: driverReason(error) })
       )
     )
   )
 
 /**
- * The account table and the store of the fleet's database, on the `SqlClient` given.
+ * The account table and the store of the fleet's database, on the `SqlClient` given; with
+ * `{ create: false }` a database without a fleet fails with `FleetNotFound`, and neither is
+ * created.
  *
  * @since 0.1.0
  * @category layers
  */
 export const accounts = (
-  db: string
-): Layer.Layer<FleetAccounts | BillsStore, FleetUnavailable | FleetNeedsPostgres | StoreError, SqlClient.SqlClient> =>
+  db: string,
+  options?: OpenOptions
+): Layer.Layer<
+  FleetAccounts | BillsStore,
+  FleetUnavailable | FleetNeedsPostgres | FleetNotFound | StoreError,
+  SqlClient.SqlClient
+> =>
   Layer.unwrapEffect(
-    Effect.map(postgres(db), (target) => Layer.merge(FleetAccounts.layer(target.display), StoreLayer.layer(target)))
+    Effect.map(postgres(db), (target) =>
+      // The table first: a database without a fleet is named as such before the store looks.
+      Layer.provideMerge(
+        StoreLayer.forTarget(target, { create: options?.create !== false }),
+        FleetAccounts.layer(target.display, options)
+      )
+    )
   )
 
 /**
- * Everything `add`, `remove`, `list` and `status` need, from the database's URL.
+ * Everything `add`, `remove`, `list` and `status` need, from the database's URL; `options` as
+ * for {@link accounts}.
  *
  * @since 0.1.0
  * @category layers
  */
 export const layer = (
-  db: string
-): Layer.Layer<FleetAccounts | BillsStore | SqlClient.SqlClient, FleetUnavailable | FleetNeedsPostgres | StoreError> =>
+  db: string,
+  options?: OpenOptions
+): Layer.Layer<
+  FleetAccounts | BillsStore | SqlClient.SqlClient,
+  FleetUnavailable | FleetNeedsPostgres | FleetNotFound | StoreError
+> =>
   Layer.provideMerge(
     // A command beside runners that start on a fresh database takes its turn to set it up.
     Layer.unwrapEffect(
       Effect.map(postgres(db), (target) =>
         OneAtATime.around(
-          accounts(db),
+          accounts(db, options),
           (error) => new FleetUnavailable({ target: target.display, reason: error.message })
         )
       )

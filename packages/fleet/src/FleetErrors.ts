@@ -15,10 +15,47 @@ import * as Schema from "effect/Schema"
  */
 export class FleetKeyInvalid extends Schema.TaggedError<FleetKeyInvalid>("@account-bills/fleet/FleetKeyInvalid")(
   "FleetKeyInvalid",
-  { reason: Schema.String }
+  {
+    reason: Schema.String,
+    /** The variable at fault: `BILLS_FLEET_KEY` when absent, or `BILLS_FLEET_KEY_PREVIOUS`. @since 0.2.0 */
+    name: Schema.optional(Schema.String)
+  }
 ) {
   override get message(): string {
-    return `BILLS_FLEET_KEY ${this.reason}; make one with: node -e "console.log(require('crypto').randomBytes(32).toString('base64'))"`
+    return `${this.name ?? "BILLS_FLEET_KEY"} ${this.reason}; make one with: node -e "console.log(require('crypto').randomBytes(32).toString('base64'))"`
+  }
+}
+
+/**
+ * `bills fleet add` under a key that opens none of the credentials already stored: another key
+ * than the fleet's. Nothing was written; a key is changed by rotating it.
+ *
+ * @since 0.2.0
+ * @category errors
+ */
+export class FleetKeyMismatch extends Schema.TaggedError<FleetKeyMismatch>("@account-bills/fleet/FleetKeyMismatch")(
+  "FleetKeyMismatch",
+  { stored: Schema.Number }
+) {
+  override get message(): string {
+    return `this BILLS_FLEET_KEY opens none of the ${this.stored} accounts stored: it is not the fleet's key, and nothing was added. To change the key, set BILLS_FLEET_KEY_PREVIOUS to the fleet's key and BILLS_FLEET_KEY to the new one (runners too), then run bills fleet rekey`
+  }
+}
+
+/**
+ * `bills fleet rekey` found credentials that neither `BILLS_FLEET_KEY` nor
+ * `BILLS_FLEET_KEY_PREVIOUS` opens: it changed nothing.
+ *
+ * @since 0.2.0
+ * @category errors
+ */
+export class FleetRekeyRefused extends Schema.TaggedError<FleetRekeyRefused>("@account-bills/fleet/FleetRekeyRefused")(
+  "FleetRekeyRefused",
+  { labels: Schema.Array(Schema.String) }
+) {
+  override get message(): string {
+    const shown = this.labels.slice(0, 5).join(", ") + (this.labels.length > 5 ? `, … (${this.labels.length})` : "")
+    return `nothing was re-encrypted: neither BILLS_FLEET_KEY nor BILLS_FLEET_KEY_PREVIOUS opens the credentials of ${shown}; set BILLS_FLEET_KEY_PREVIOUS to the key they were added with, or add those accounts again`
   }
 }
 
@@ -32,7 +69,7 @@ export class FleetCredentialsUnreadable extends Schema.TaggedError<FleetCredenti
   "@account-bills/fleet/FleetCredentialsUnreadable"
 )("FleetCredentialsUnreadable", { label: Schema.String }) {
   override get message(): string {
-    return `the credentials of "${this.label}" do not decrypt with this BILLS_FLEET_KEY: it is not the key they were added with, or the row is damaged; add the account again`
+    return `the credentials of "${this.label}" do not decrypt with this BILLS_FLEET_KEY (nor BILLS_FLEET_KEY_PREVIOUS): it is not the key they were added with, or the row is damaged; add the account again`
   }
 }
 
@@ -82,11 +119,36 @@ export class FleetAccountUnknown extends Schema.TaggedError<FleetAccountUnknown>
 }
 
 /**
- * The shared budget's Redis cannot be reached or refused a command.
+ * The database answers but holds no fleet: no `fleet_accounts` table. Commands that only read
+ * (`status`, `remove`, `rekey`) say so and create nothing; `add` and `run` create the fleet.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category errors
  */
+export class FleetNotFound extends Schema.TaggedError<FleetNotFound>("@account-bills/fleet/FleetNotFound")(
+  "FleetNotFound",
+  { target: Schema.String }
+) {
+  override get message(): string {
+    return `${this.target} holds no fleet (it has no fleet_accounts table): is --db the fleet's database? bills fleet add creates one there`
+  }
+}
+
+/**
+ * The runner cannot listen on its cluster address (`--host`, `--port`): the port is taken, or
+ * the address is not this machine's.
+ *
+ * @since 0.2.0
+ * @category errors
+ */
+export class FleetPortUnavailable extends Schema.TaggedError<FleetPortUnavailable>(
+  "@account-bills/fleet/FleetPortUnavailable"
+)("FleetPortUnavailable", { host: Schema.String, port: Schema.Number, reason: Schema.String }) {
+  override get message(): string {
+    return `the runner cannot listen on ${this.host}:${this.port} (--port): ${this.reason}`
+  }
+}
+
 /**
  * A label that breaks the rule of {@link labelRule}: nothing was added.
  *
@@ -152,3 +214,7 @@ export type FleetError =
   | FleetUnavailable
   | FleetNeedsPostgres
   | FleetAccountUnknown
+  | FleetNotFound
+  | FleetPortUnavailable
+  | FleetKeyMismatch
+  | FleetRekeyRefused

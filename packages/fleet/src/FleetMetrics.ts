@@ -56,7 +56,9 @@ export const budgetWaits = Metric.counter("account_bills_fleet_budget_waits", {
 
 /**
  * Per account (`account` tag) and kind (`kind` tag): now − the end of the window the store is
- * known to hold completely, in milliseconds, after each pass.
+ * known to hold completely, in milliseconds (now − when the account was added, before its first
+ * finished walk); a runner's `/metrics` sets it at each scrape for the accounts it holds, and
+ * has no series of an account it does not hold or that was removed.
  *
  * @since 0.1.0
  * @category metrics
@@ -76,6 +78,18 @@ export const lag = Metric.gauge("account_bills_fleet_lag_millis", {
  */
 export const coveredTo = Metric.gauge("account_bills_fleet_covered_to_millis", {
   description: "end of the window the store holds completely (epoch ms), per account and kind"
+})
+
+/**
+ * Per account (`account` tag): since when (epoch milliseconds) its passes fail, the earliest of
+ * its kinds; 0 while they do not. Set at each collection by the runner that holds the account,
+ * from the account's row, so an account that has failed since it was added has it too.
+ *
+ * @since 0.2.0
+ * @category metrics
+ */
+export const failingSince = Metric.gauge("account_bills_fleet_failing_since_millis", {
+  description: "since when (epoch ms) the account's passes fail, 0 while they do not, per account"
 })
 
 /**

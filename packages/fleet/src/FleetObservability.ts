@@ -17,6 +17,9 @@
  * @since 0.1.0
  */
 import { BillKind, BillsMetrics } from "@account-bills/core"
+import { BillsStore } from "@account-bills/store"
+import * as ClusterMetrics from "@effect/cluster/ClusterMetrics"
+import * as EntityId from "@effect/cluster/EntityId"
 import { Sharding } from "@effect/cluster/Sharding"
 import * as ShardId from "@effect/cluster/ShardId"
 import * as Metrics from "@effect/opentelemetry/Metrics"
@@ -31,6 +34,7 @@ import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import * as SqlClient from "@effect/sql/SqlClient"
 import { PrometheusExporter, PrometheusSerializer } from "@opentelemetry/exporter-prometheus"
+import type { MetricData, MetricProducer } from "@opentelemetry/sdk-metrics"
 import * as Config from "effect/Config"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -44,6 +48,8 @@ import * as Schedule from "effect/Schedule"
 import * as Schema from "effect/Schema"
 import * as Http from "node:http"
 import { AddressBudget } from "./AddressBudget.js"
+import { FleetAccounts } from "./FleetAccounts.js"
+import { entityIdOf } from "./FleetEntity.js"
 import * as FleetMetrics from "./FleetMetrics.js"
 
 /**
@@ -124,6 +130,118 @@ export const refreshLag: Effect.Effect<void> = Effect.gen(function* () {
 })
 
 /**
+ * The shards of a runner's groups, as the cluster numbers them.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface ShardLayout {
+  readonly groups: ReadonlyArray<string>
+  readonly shardsPerGroup: number
+}
+
+const shardIdsOf = (shards: ShardLayout): ReadonlyArray<ShardId.ShardId> =>
+  shards.groups.flatMap((group) => Array.from({ length: shards.shardsPerGroup }, (_, i) => ShardId.make(group, i + 1)))
+
+/** The series that name an account: a runner shows them only for the accounts it holds. */
+const perAccountNames: ReadonlySet<string> = new Set([
+  "account_bills_fleet_lag_millis",
+  coveredToName,
+  "account_bills_fleet_failing_since_millis"
+])
+
+/**
+ * Sets, for every account whose shard this runner holds, its lag and covered-to per kind (the
+ * lag from when it was added, before its first finished walk) and since when it fails; sets
+ * `effect_cluster_shards` to the shards held now (the cluster sets it when it acquires shards,
+ * not when it hands them over). Answers the accounts it holds, whose series are the only
+ * per-account ones to show: an account removed or handed over has none. Run before each
+ * collection; on a database that does not answer, answers none (and the series keep their last
+ * set).
+ *
+ * @since 0.2.0
+ * @category metrics
+ */
+export const refreshAccounts = (
+  shards: ShardLayout
+): Effect.Effect<Option.Option<ReadonlySet<string>>, never, Sharding | FleetAccounts | BillsStore> =>
+  Effect.gen(function* () {
+    const sharding = yield* Sharding
+    const accounts = yield* FleetAccounts
+    const store = yield* BillsStore
+    const group = shards.groups[0] ?? "default"
+    const held = shardIdsOf(shards).filter((id) => sharding.hasShardId(id)).length
+    yield* Metric.set(ClusterMetrics.shards, BigInt(held))
+    const listed = yield* accounts.list
+    const now = yield* Effect.clockWith((clock) => clock.currentTimeMillis)
+    const mine = listed.filter((account) =>
+      sharding.hasShardId(sharding.getShardId(EntityId.make(entityIdOf(account.label)), group))
+    )
+    yield* Effect.forEach(
+      mine,
+      (account) =>
+        Effect.gen(function* () {
+          for (const kind of BillKind.literals) {
+            const state = yield* store.state(account.label, kind)
+            // A key the futures interface refuses has no futures account to fall behind in: its
+            // refusal shows in status, and a lag that grows forever would only page for it.
+            if (kind === "contract" && state.covered === undefined && account.errors.contract !== undefined) continue
+            const tagged = (metric: Metric.Metric.Gauge<number>) =>
+              metric.pipe(Metric.tagged("account", account.label), Metric.tagged("kind", kind))
+            const to = state.covered?.to
+            yield* Metric.set(tagged(FleetMetrics.lag), now - (to ?? account.addedAt))
+            if (to !== undefined) yield* Metric.set(tagged(FleetMetrics.coveredTo), to)
+          }
+          const since = [account.errorsSince.funding, account.errorsSince.spot].filter((at) => at !== undefined)
+          yield* Metric.set(
+            Metric.tagged(FleetMetrics.failingSince, "account", account.label),
+            since.length === 0 ? 0 : Math.min(...since)
+          )
+        }),
+      { concurrency: 4, discard: true }
+    )
+    return Option.some(new Set(mine.map((account) => account.label)) as ReadonlySet<string>)
+  }).pipe(Effect.orElseSucceed(() => Option.none()))
+
+/** How much a metric has counted: a histogram's observations, another's values. */
+const weightOf = (metric: MetricData): number =>
+  metric.dataPoints.reduce((sum: number, point: { readonly value: unknown }) => {
+    const value = point.value
+    return sum + (typeof value === "number" ? value : ((value as { readonly count?: number }).count ?? 0))
+  }, 0)
+
+/**
+ * The producer's metrics as a scrape shows them: one metric per name (two copies of `effect` in
+ * one process register some, `effect_fiber_lifetimes`, twice; the one that counted more is
+ * kept), and the per-account series of the accounts in `held` alone, when it is known.
+ */
+const scraped = (inner: MetricProducer, held: () => Option.Option<ReadonlySet<string>>): MetricProducer => ({
+  collect: async (options) => {
+    const result = await inner.collect(options)
+    const live = held()
+    const scopeMetrics = result.resourceMetrics.scopeMetrics.map((scope) => {
+      const byName = new Map<string, MetricData>()
+      for (const metric of scope.metrics) {
+        const seen = byName.get(metric.descriptor.name)
+        if (seen === undefined || weightOf(metric) > weightOf(seen)) byName.set(metric.descriptor.name, metric)
+      }
+      const metrics = [...byName.values()].map((metric) =>
+        Option.isNone(live) || !perAccountNames.has(metric.descriptor.name)
+          ? metric
+          : ({
+              ...metric,
+              dataPoints: metric.dataPoints.filter((point: { readonly attributes: Record<string, unknown> }) =>
+                live.value.has(String(point.attributes.account))
+              )
+            } as MetricData)
+      )
+      return { ...scope, metrics }
+    })
+    return { ...result, resourceMetrics: { ...result.resourceMetrics, scopeMetrics } }
+  }
+})
+
+/**
  * Registers every counter of the fleet and the client with each of its known tag values, at 0:
  * a series exists from the start (a rate over it works, an alert on its absence does not fire
  * for a runner that has simply not met a 429 yet).
@@ -151,22 +269,44 @@ export const registerSeries: Effect.Effect<void> = Effect.gen(function* () {
   yield* Effect.forEach(counters, (counter) => Metric.value(counter), { discard: true })
 })
 
+/**
+ * What runs before each collection: `refreshLag` alone, or `refreshAccounts`, whose answer says
+ * which accounts' series to show.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type Refresh<R> = Effect.Effect<Option.Option<ReadonlySet<string>> | undefined, never, R>
+
+/** How long the refresh before a collection may take: a scrape answers within its timeout (1 s in the tests). */
+const refreshTimeout = Duration.millis(500)
+
 /** The Prometheus exposition of the process's metrics, on each call. */
-const prometheusText = Effect.gen(function* () {
-  const exporter = new PrometheusExporter({ preventServerStart: true })
-  yield* Metrics.registerProducer(yield* Metrics.makeProducer, () => exporter)
-  // No `otel_scope_*` labels: every series comes from the one producer; `target_info` stays and
-  // carries `service.name`.
-  const serializer = new PrometheusSerializer(undefined, false, undefined, false, true)
-  return Effect.gen(function* () {
-    yield* refreshLag
-    const collected = yield* Effect.tryPromise({
-      try: () => exporter.collect(),
-      catch: (cause) => (cause instanceof Error ? cause.message : String(cause))
+const prometheusText = <R>(refresh: Refresh<R>) =>
+  Effect.gen(function* () {
+    const exporter = new PrometheusExporter({ preventServerStart: true })
+    let held: Option.Option<ReadonlySet<string>> = Option.none()
+    yield* Metrics.registerProducer(
+      scraped(yield* Metrics.makeProducer, () => held),
+      () => exporter
+    )
+    // No `otel_scope_*` labels: every series comes from the one producer; `target_info` stays and
+    // carries `service.name`.
+    const serializer = new PrometheusSerializer(undefined, false, undefined, false, true)
+    return Effect.gen(function* () {
+      // A scrape answers within its timeout: a database slow to answer leaves the last values.
+      const refreshed = yield* refresh.pipe(
+        Effect.timeout(refreshTimeout),
+        Effect.orElseSucceed(() => undefined)
+      )
+      if (refreshed !== undefined) held = refreshed
+      const collected = yield* Effect.tryPromise({
+        try: () => exporter.collect(),
+        catch: (cause) => (cause instanceof Error ? cause.message : String(cause))
+      })
+      return serializer.serialize(collected.resourceMetrics)
     })
-    return serializer.serialize(collected.resourceMetrics)
-  })
-}).pipe(Effect.provide(Resource.layer({ serviceName })))
+  }).pipe(Effect.provide(Resource.layer({ serviceName })))
 
 /** How long one readiness check may take: a probe answers within its own timeout. */
 const checkTimeout = Duration.seconds(2)
@@ -178,15 +318,16 @@ const checkTimeout = Duration.seconds(2)
  * @since 0.1.0
  * @category layers
  */
-export const layerServer = <R>(
+export const layerServer = <R, R2 = never>(
   options: MetricsServerOptions,
-  readiness: Effect.Effect<ReadonlyArray<ReadinessCheck>, never, R>
-): Layer.Layer<never, MetricsServerUnavailable, R> => {
+  readiness: Effect.Effect<ReadonlyArray<ReadinessCheck>, never, R>,
+  refresh: Refresh<R2> = Effect.as(refreshLag, undefined)
+): Layer.Layer<never, MetricsServerUnavailable, R | R2> => {
   const host = options.host ?? "127.0.0.1"
   return Layer.unwrapScoped(
     Effect.gen(function* () {
       yield* registerSeries
-      const metricsText = yield* prometheusText
+      const metricsText = yield* prometheusText(refresh)
       const checks = yield* readiness
       const ready = Effect.forEach(
         checks,
@@ -241,17 +382,14 @@ export const layerServer = <R>(
  * @since 0.1.0
  * @category readiness
  */
-export const runnerReadiness = (shards: {
-  readonly groups: ReadonlyArray<string>
-  readonly shardsPerGroup: number
-}): Effect.Effect<ReadonlyArray<ReadinessCheck>, never, Sharding | SqlClient.SqlClient | AddressBudget> =>
+export const runnerReadiness = (
+  shards: ShardLayout
+): Effect.Effect<ReadonlyArray<ReadinessCheck>, never, Sharding | SqlClient.SqlClient | AddressBudget> =>
   Effect.gen(function* () {
     const sharding = yield* Sharding
     const sql = yield* SqlClient.SqlClient
     const budget = yield* AddressBudget
-    const ids = shards.groups.flatMap((group) =>
-      Array.from({ length: shards.shardsPerGroup }, (_, i) => ShardId.make(group, i + 1))
-    )
+    const ids = shardIdsOf(shards)
     const held: ReadinessCheck = {
       name: "shards",
       check: Effect.suspend(() =>

@@ -30,10 +30,11 @@ import { AddressBudget } from "./AddressBudget.js"
 import { FleetAccounts } from "./FleetAccounts.js"
 import type { FleetCipher } from "./FleetCipher.js"
 import { AccountEntity, entityIdOf, entityType, PassRequest } from "./FleetEntity.js"
-import { type FleetNeedsPostgres, FleetUnavailable } from "./FleetErrors.js"
+import { type FleetNeedsPostgres, type FleetNotFound, FleetPortUnavailable, FleetUnavailable } from "./FleetErrors.js"
 import * as FleetDatabase from "./FleetDatabase.js"
 import * as FleetObservability from "./FleetObservability.js"
 import * as DatabaseClock from "./internal/databaseClock.js"
+import { driverReason } from "./internal/driverReason.js"
 import * as OneAtATime from "./internal/oneAtATime.js"
 import * as Egress from "./internal/egress.js"
 import * as ReservedInOrder from "./internal/reservedInOrder.js"
@@ -173,8 +174,6 @@ const entityLayer = (options: FleetRunnerOptions, egress: ReadonlyArray<Egress.E
       // A new owner cannot see the requests the previous owner sent in its last window.
       const firstRequest = (yield* Effect.clockWith((clock) => clock.currentTimeMillis)) + Duration.toMillis(keyWindow)
       yield* Effect.addFinalizer(() => Effect.ignore(accounts.release(label, owner)))
-      // Passes refused for the account's credentials in a row: the next waits longer each time.
-      let refusals = 0
 
       const schedule = (after: number, at: number, kinds?: ReadonlyArray<BillKind>) =>
         Effect.gen(function* () {
@@ -211,9 +210,9 @@ const entityLayer = (options: FleetRunnerOptions, egress: ReadonlyArray<Egress.E
             return yield* schedule(request.at, now + interval)
           }
           yield* accounts.claim(label, owner)
-          // Read by the process test and the bench: a pass's begin and end bracket its store
-          // leases, and its end says what each kind sent and stored.
-          yield* Effect.logInfo("pass begins")
+          // Read by the process test and the bench (at DEBUG): a pass's begin and end bracket its
+          // store leases, and its end says what each kind sent and stored.
+          yield* Effect.logDebug("pass begins")
           const outcomes = yield* AccountPass.run(opened.right.account, opened.right.credentials, perKey, {
             pagesPerPass: options.pagesPerPass ?? AccountPass.defaultPagesPerPass,
             concurrency: options.concurrency,
@@ -228,22 +227,31 @@ const entityLayer = (options: FleetRunnerOptions, egress: ReadonlyArray<Egress.E
                   ? Effect.logInfo("pass ends")
                   : Effect.logWarning(`pass ends: it failed: ${Cause.squash(exit.cause)}`)
               }
-              // One line per pass: a failed one at warning level, with each kind's reason.
+              // One line per pass: a failed one at warning level, with each kind's reason; one
+              // that stored bills at INFO; one that found nothing at DEBUG (600 current accounts
+              // would otherwise log 600 lines a minute that say nothing).
               const failed = exit.value.filter((outcome) => outcome.error !== undefined)
+              const added = exit.value.reduce((sum, outcome) => sum + outcome.added, 0)
               return (
                 failed.length === 0
-                  ? Effect.logInfo("pass ends")
+                  ? added > 0
+                    ? Effect.logInfo("pass ends")
+                    : Effect.logDebug("pass ends")
                   : Effect.logWarning(
                       `pass ends: ${failed.map((outcome) => `${outcome.kind} failed: ${outcome.error}`).join("; ")}`
                     )
               ).pipe(Effect.annotateLogs(passFigures(exit.value)))
             })
           )
-          yield* accounts.record(label, AccountPass.errorsOf(outcomes))
-          const more = AccountPass.unfinished(outcomes)
           // Credentials the exchange refuses are not tried at every interval: the wait doubles
-          // with each refused pass, up to an hour.
-          refusals = outcomes.some((outcome) => outcome.refused) ? refusals + 1 : 0
+          // with each refused pass, up to an hour. The count lives in the account's row: an
+          // entity is dropped after an idle interval, and a runner restarts or hands over.
+          const refusals = yield* accounts.record(
+            label,
+            AccountPass.errorsOf(outcomes),
+            outcomes.some((outcome) => outcome.refused)
+          )
+          const more = AccountPass.unfinished(outcomes)
           const now = yield* Effect.clockWith((clock) => clock.currentTimeMillis)
           yield* more.length > 0
             ? schedule(request.at, now, more)
@@ -323,7 +331,12 @@ export const layer = (
   options: FleetRunnerOptions
 ): Layer.Layer<
   never,
-  FleetUnavailable | FleetNeedsPostgres | StoreError | FleetObservability.MetricsServerUnavailable,
+  | FleetUnavailable
+  | FleetNeedsPostgres
+  | FleetNotFound
+  | FleetPortUnavailable
+  | StoreError
+  | FleetObservability.MetricsServerUnavailable,
   FleetCipher | AddressBudget
 > => {
   const host = options.host ?? "127.0.0.1"
@@ -336,15 +349,17 @@ export const layer = (
       runnerAddress: Option.some(RunnerAddress.RunnerAddress.make({ host, port }))
     }
   })
+  const shardLayout: FleetObservability.ShardLayout = {
+    groups: shardingConfig.assignedShardGroups ?? ["default"],
+    shardsPerGroup: shardingConfig.shardsPerGroup ?? 300
+  }
   const observed =
     options.metrics === undefined
       ? Layer.empty
       : FleetObservability.layerServer(
           options.metrics,
-          FleetObservability.runnerReadiness({
-            groups: shardingConfig.assignedShardGroups ?? ["default"],
-            shardsPerGroup: shardingConfig.shardsPerGroup ?? 300
-          })
+          FleetObservability.runnerReadiness(shardLayout),
+          FleetObservability.refreshAccounts(shardLayout)
         )
   const addresses = options.localAddresses ?? []
   const accounts = Layer.unwrapScoped(Effect.map(Egress.routes(addresses), (egress) => entityLayer(options, egress)))
@@ -352,12 +367,14 @@ export const layer = (
     Effect.map(FleetDatabase.postgres(options.db), (target) => {
       /** A failure of the database while the runner sets up, in the driver's own words. */
       const unavailable = (error: { readonly message: string; readonly cause?: unknown }) =>
-        new FleetUnavailable({
-          target: target.display,
-          reason: error.cause instanceof Error ? `${error.message}: ${error.cause.message}` : error.message
-        })
+        new FleetUnavailable({ target: target.display, reason: driverReason(error) })
+      // The cluster's socket that cannot listen is the runner's port, not the database.
+      const clusterFailure = (error: { readonly _tag: string; readonly message: string; readonly cause?: unknown }) =>
+        error._tag === "SocketServerError"
+          ? new FleetPortUnavailable({ host, port, reason: driverReason({ message: "", cause: error.cause }) })
+          : unavailable(error)
       const runner = Layer.mergeAll(accounts, reconciler(options), observed).pipe(
-        Layer.provide(Layer.mapError(cluster, unavailable)),
+        Layer.provide(Layer.mapError(cluster, clusterFailure)),
         Layer.provide(FleetDatabase.accounts(options.db)),
         Layer.provide(NodeHttpClient.layerUndici)
       )

@@ -37,6 +37,8 @@ export interface KindStatus {
  */
 export interface AccountStatus {
   readonly label: string
+  /** When the account was added, epoch ms: how long a kind that never synced has waited. */
+  readonly addedAt: number
   readonly funding: KindStatus
   readonly spot: KindStatus
   /** The futures account (since 0.2.0). */
@@ -136,6 +138,7 @@ export const all: Effect.Effect<
           })
         return {
           label: account.label,
+          addedAt: account.addedAt,
           funding: yield* kind("funding"),
           spot: yield* kind("spot"),
           contract: yield* kind("contract"),

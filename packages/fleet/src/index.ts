@@ -24,8 +24,12 @@ export {
   FleetCredentialsUnreadable,
   type FleetError,
   FleetKeyInvalid,
+  FleetKeyMismatch,
   FleetLabelInvalid,
   FleetNeedsPostgres,
+  FleetNotFound,
+  FleetPortUnavailable,
+  FleetRekeyRefused,
   FleetUnavailable,
   isLabel,
   labelRule

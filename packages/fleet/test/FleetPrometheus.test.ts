@@ -3,113 +3,26 @@
  * `--metrics-port`, scraped every second by Debian's `/usr/bin/prometheus` on loopback, and
  * everything asserted through Prometheus's HTTP query API (no scraper is mocked). Every series
  * of `FleetMetrics`, `BillsMetrics` and `ClusterMetrics` is there for both runners (the per-account
- * ones for every account); the lag of an
- * account removed from the fleet (its passes stop) grows between two queries; `up` of a runner
+ * ones for every account); an account removed from the fleet loses its series; `up` of a runner
  * drops to 0 once it is SIGKILLed. `/healthz` and `/readyz` answer 200 on a runner that holds
  * its shards.
  */
-import { spawn } from "node:child_process"
 import * as fs from "node:fs"
-import * as os from "node:os"
-import * as path from "node:path"
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import * as Schema from "effect/Schema"
 import { FleetAccounts } from "../src/index.js"
 import { seededFleet } from "./support/seededFleet.js"
 import { freePorts } from "./support/ports.js"
 import { scopedBills } from "./support/runnerProcess.js"
 import { postgresUrl, redisUrl, testKey } from "./support/services.js"
+import { prometheusBin, type Sample, scopedPrometheus } from "./support/prometheus.js"
 import { until } from "./support/until.js"
 
-const prometheusBin = "/usr/bin/prometheus"
 const accounts = 3
 const day = 86_400_000
 
 const credentialsOf = (i: number) => ({ apiKey: `prom-key-${i}`, secret: `secret-${i}`, passphrase: `pass-${i}` })
 const labelOf = (i: number) => `prom-${i}`
-
-/** An instant vector as Prometheus's `/api/v1/query` answers it. */
-const QueryResponse = Schema.Struct({
-  status: Schema.Literal("success"),
-  data: Schema.Struct({
-    resultType: Schema.Literal("vector"),
-    result: Schema.Array(
-      Schema.Struct({
-        metric: Schema.Record({ key: Schema.String, value: Schema.String }),
-        value: Schema.Tuple(Schema.Number, Schema.String)
-      })
-    )
-  })
-})
-type Sample = { readonly metric: Readonly<Record<string, string>>; readonly value: number }
-
-/** `/usr/bin/prometheus` on loopback for the lifetime of the scope, scraping `targets` every second. */
-const scopedPrometheus = (targets: ReadonlyArray<string>) =>
-  Effect.gen(function* () {
-    const dir = yield* Effect.acquireRelease(
-      Effect.sync(() => fs.mkdtempSync(path.join(os.tmpdir(), "account-bills-prom-"))),
-      (dir) => Effect.sync(() => fs.rmSync(dir, { recursive: true, force: true }))
-    )
-    const config = path.join(dir, "prometheus.yml")
-    fs.writeFileSync(
-      config,
-      [
-        "global:",
-        "  scrape_interval: 1s",
-        "  scrape_timeout: 1s",
-        "scrape_configs:",
-        "  - job_name: account-bills-fleet",
-        "    static_configs:",
-        `      - targets: [${targets.map((target) => `"${target}"`).join(", ")}]`,
-        ""
-      ].join("\n")
-    )
-    const [port] = yield* freePorts(1)
-    let log = ""
-    const proc = yield* Effect.acquireRelease(
-      Effect.sync(() => {
-        const child = spawn(
-          prometheusBin,
-          [
-            `--config.file=${config}`,
-            `--storage.tsdb.path=${path.join(dir, "data")}`,
-            `--web.listen-address=127.0.0.1:${port}`
-          ],
-          { stdio: ["ignore", "ignore", "pipe"] }
-        )
-        child.stderr?.on("data", (chunk: Buffer) => {
-          log += chunk.toString()
-        })
-        return child
-      }),
-      (child) =>
-        Effect.promise(
-          () =>
-            new Promise<void>((resolve) => {
-              if (child.exitCode !== null || child.signalCode !== null) return resolve()
-              child.once("exit", () => resolve())
-              child.kill("SIGKILL")
-            })
-        )
-    )
-    const base = `http://127.0.0.1:${port}`
-    const query = (promql: string) =>
-      Effect.tryPromise(async () => {
-        const response = await fetch(`${base}/api/v1/query?query=${encodeURIComponent(promql)}`)
-        return (await response.json()) as unknown
-      }).pipe(
-        Effect.flatMap(Schema.decodeUnknown(QueryResponse)),
-        Effect.map(
-          (body): ReadonlyArray<Sample> =>
-            body.data.result.map((each) => ({ metric: each.metric, value: Number(each.value[1]) }))
-        )
-      )
-    yield* until("Prometheus ready", 30_000, async () => (await fetch(`${base}/-/ready`)).ok).pipe(
-      Effect.tapDefect(() => Effect.sync(() => console.error(`prometheus (exit ${proc.exitCode}): ${log}`)))
-    )
-    return { query: (promql: string) => Effect.runPromise(query(promql)) }
-  })
 
 /**
  * Every series each runner must show. The per-account gauges are a runner's only once it has
@@ -136,7 +49,7 @@ describe.skipIf(postgresUrl === undefined || redisUrl === undefined || !fs.exist
   "the runners' metrics in a real Prometheus",
   () => {
     it.live(
-      "every series of both runners, the lag of a stalled account growing, up = 0 for a killed runner",
+      "every series of both runners, a removed account's series gone, up = 0 for a killed runner",
       () =>
         Effect.gen(function* () {
           const { db, exchange, database } = yield* seededFleet({
@@ -224,25 +137,12 @@ describe.skipIf(postgresUrl === undefined || redisUrl === undefined || !fs.exist
           const labelNames = new Set(labels.flatMap((each) => Object.keys(each.metric)))
           expect([...labelNames].filter((name) => /request|key|secret|url/i.test(name))).toEqual([])
 
-          // An account removed from the fleet is passed no more: its lag grows at each scrape.
-          const stalled = labelOf(accounts - 1)
-          yield* Effect.flatMap(FleetAccounts, (fleet) => fleet.remove(stalled)).pipe(Effect.provide(database))
-          const lagOf = async () => {
-            const samples = await prometheus.query(
-              `min(account_bills_fleet_lag_millis{account="${stalled}",kind="funding"})`
-            )
-            return samples[0]?.value
-          }
-          // A pass that had begun before the removal may still end and lower it once: the lag
-          // then grows from there, and the deadline leaves room for that.
-          let first: number | undefined
-          yield* until("the stalled account's lag read", 10_000, async () => {
-            first = await lagOf()
-            return first !== undefined
-          })
-          yield* until("the stalled account's lag grown by 2 s", 20_000, async () => {
-            const later = await lagOf()
-            return later !== undefined && first !== undefined && later >= first + 2_000
+          // An account removed from the fleet has no series any more: its alert clears.
+          const removed = labelOf(accounts - 1)
+          yield* Effect.flatMap(FleetAccounts, (fleet) => fleet.remove(removed)).pipe(Effect.provide(database))
+          yield* until("the removed account's series gone", 20_000, async () => {
+            const samples = await prometheus.query(`account_bills_fleet_lag_millis{account="${removed}"}`)
+            return samples.length === 0
           })
 
           // A runner SIGKILLed: Prometheus says it is down.
@@ -252,8 +152,11 @@ describe.skipIf(postgresUrl === undefined || redisUrl === undefined || !fs.exist
             const up = await prometheus.query(`up{instance="${targets[1]}"}`)
             return up.length === 1 && up[0]?.value === 0
           })
-          const alive = yield* Effect.promise(() => prometheus.query(`up{instance="${targets[0]}"}`))
-          expect(alive[0]?.value).toBe(1)
+          // The other runner stays up (a scrape on a loaded machine may miss its timeout once).
+          yield* until("up = 1 for the live runner", 10_000, async () => {
+            const alive = await prometheus.query(`up{instance="${targets[0]}"}`)
+            return alive[0]?.value === 1
+          })
         }).pipe(Effect.scoped),
       150_000
     )

@@ -1,9 +1,10 @@
 /**
- * `bills fleet add|remove|run|status`: the fleet from the command line. The `bills` program
+ * `bills fleet add|remove|run|status|rekey`: the fleet from the command line. The `bills` program
  * loads this module only when `bills fleet` runs, so the client's commands load no cluster.
  *
- * Exit codes as `bills`: 0 done (and a runner stopped with SIGTERM after handing its accounts
- * over), 1 failed, 2 bad flags or values, 130 interrupted.
+ * Exit codes as `bills`: 0 done (and a runner stopped with SIGTERM or SIGINT after handing its
+ * accounts over), 1 failed, 2 bad flags or values, 130 interrupted; and for `status`, as
+ * monitoring checks read them: 3 an account is failing, 4 an account is behind past `--max-lag`.
  *
  * @since 0.1.0
  */
@@ -20,7 +21,6 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
-import * as LogLevel from "effect/LogLevel"
 import * as Option from "effect/Option"
 import * as Schedule from "effect/Schedule"
 import * as Schema from "effect/Schema"
@@ -75,12 +75,28 @@ const units: Readonly<Record<string, number>> = { ms: 1, s: 1_000, m: 60_000, h:
  * @since 0.1.0
  * @category parsing
  */
-export const parseDuration = (text: string): Effect.Effect<Duration.Duration, FleetUsageError> => {
+export const parseDuration = (text: string, flag = "--interval"): Effect.Effect<Duration.Duration, FleetUsageError> => {
   const found = /^(\d+(?:\.\d+)?)(ms|s|m|h)$/.exec(text.trim())
   const millis = found === null ? Number.NaN : Number(found[1]) * (units[found[2] ?? ""] ?? Number.NaN)
   return Number.isFinite(millis) && millis > 0
     ? Effect.succeed(Duration.millis(millis))
-    : Effect.fail(new FleetUsageError({ reason: `--interval wants a duration such as 5s or 1m, got "${text}"` }))
+    : Effect.fail(new FleetUsageError({ reason: `${flag} wants a duration such as 5s or 1m, got "${text}"` }))
+}
+
+/**
+ * What `bills fleet status` found that a monitoring check acts on: an account failing (exit 3)
+ * or, with `--max-lag`, behind by more (exit 4). The status itself is printed first.
+ *
+ * @since 0.2.0
+ * @category errors
+ */
+export class FleetStatusAlert extends Schema.TaggedError<FleetStatusAlert>("@account-bills/fleet/FleetStatusAlert")(
+  "FleetStatusAlert",
+  { exitCode: Schema.Literal(3, 4), reason: Schema.String }
+) {
+  override get message(): string {
+    return this.reason
+  }
 }
 
 const addCommand = Command.make("add", { db, label }, ({ db, label }) =>
@@ -106,12 +122,36 @@ const removeCommand = Command.make("remove", { db, label }, ({ db, label }) =>
   Effect.gen(function* () {
     const accounts = yield* FleetAccounts
     const removed = yield* accounts.remove(label)
-    if (!removed) return yield* new FleetUsageError({ reason: `the fleet has no account labelled "${label}"` })
-    yield* Console.log(`removed ${label}; its bills stay in the store`)
-  }).pipe(Effect.provide(FleetDatabase.layer(db)))
-).pipe(Command.withDescription("remove an account from the fleet (its bills stay in the store)"))
+    // Idempotent, as a script that removes an account twice (or after another operator) expects.
+    yield* removed
+      ? Console.log(`removed ${label}; its bills stay in the store`)
+      : Effect.sync(() =>
+          process.stderr.write(
+            `bills: note: the fleet has no account labelled "${label}" (already removed?); nothing to do\n`
+          )
+        )
+  }).pipe(Effect.provide(FleetDatabase.layer(db, { create: false })))
+).pipe(
+  Command.withDescription(
+    "remove an account from the fleet (its bills stay in the store); a label the fleet does not hold is a note, exit 0"
+  )
+)
 
-const iso = (millis: number | null) => (millis === null ? "-" : new Date(millis).toISOString().slice(0, 19) + "Z")
+const rekeyCommand = Command.make("rekey", { db }, ({ db }) =>
+  Effect.gen(function* () {
+    const accounts = yield* FleetAccounts
+    const count = yield* accounts.rekey
+    yield* Console.log(
+      `re-encrypted ${count} accounts under BILLS_FLEET_KEY; once every runner has it, BILLS_FLEET_KEY_PREVIOUS can go`
+    )
+  }).pipe(Effect.provide(FleetDatabase.layer(db, { create: false }).pipe(Layer.provide(FleetCipher.layerConfig))))
+).pipe(
+  Command.withDescription(
+    "re-encrypt every account's credentials under BILLS_FLEET_KEY, in one transaction; each must open under it or under BILLS_FLEET_KEY_PREVIOUS, else nothing changes"
+  )
+)
+
+const iso = (millis: number | null) => (millis === null ? "-" : `${new Date(millis).toISOString().slice(0, 19)}Z`)
 
 /** A span of time as a person reads it: 850ms, 42s, 7m, 3h, 2d. */
 const span = (millis: number | null): string => {
@@ -190,6 +230,36 @@ const statusLines = (
   ]
 }
 
+/**
+ * How far behind a kind is: its lag, or, before its first finished walk, the time since the
+ * account was added (an account that never synced is as far behind as it has waited).
+ */
+const behindBy = (row: FleetStatus.AccountStatus, kind: FleetStatus.KindStatus, now: number): number =>
+  kind.lagMillis ?? Math.max(0, now - row.addedAt)
+
+/** The alert of a status, when it calls for one: failing first, then behind. */
+const alertOf = (
+  rows: ReadonlyArray<FleetStatus.AccountStatus>,
+  now: number,
+  maxLagMillis: number | undefined
+): FleetStatusAlert | undefined => {
+  const failing = rows.filter((row) => row.funding.error !== null || row.spot.error !== null)
+  if (failing.length > 0) {
+    return new FleetStatusAlert({
+      exitCode: 3,
+      reason: `${failing.length} of ${rows.length} accounts failing: ${failing.map((row) => row.label).join(", ")}`
+    })
+  }
+  if (maxLagMillis === undefined) return undefined
+  const behind = rows.filter((row) => [row.funding, row.spot].some((kind) => behindBy(row, kind, now) > maxLagMillis))
+  return behind.length === 0
+    ? undefined
+    : new FleetStatusAlert({
+        exitCode: 4,
+        reason: `${behind.length} of ${rows.length} accounts behind by more than ${span(maxLagMillis)}: ${behind.map((row) => row.label).join(", ")}`
+      })
+}
+
 const statusCommand = Command.make(
   "status",
   {
@@ -197,30 +267,48 @@ const statusCommand = Command.make(
     json: Options.boolean("json").pipe(Options.withDescription("one JSON object per account per line")),
     watch: Options.boolean("watch").pipe(
       Options.withDescription("refresh every 2 s: in place on a terminal, as new blocks of lines when piped")
+    ),
+    maxLag: Options.text("max-lag").pipe(
+      Options.withDescription("exit 4 when an account is behind by more than this (5m, 1h, ...; see EXIT CODES)"),
+      Options.optional
     )
   },
-  ({ db, json, watch }) =>
+  ({ db, json, watch, maxLag }) =>
     Effect.gen(function* () {
+      const threshold = yield* Option.match(maxLag, {
+        onNone: () => Effect.succeed(undefined),
+        onSome: (text) => Effect.map(parseDuration(text, "--max-lag"), Duration.toMillis)
+      })
       const once = Effect.gen(function* () {
         const rows = yield* FleetStatus.all
+        const now = yield* Effect.clockWith((clock) => clock.currentTimeMillis)
         if (json) {
           for (const row of rows) yield* Console.log(JSON.stringify(row))
-          return
+        } else {
+          const runners = yield* FleetStatus.runners
+          const lines = statusLines(rows, runners, now)
+          // On a terminal the table is redrawn in place; piped, each refresh is a block of its own.
+          const clear = watch && process.stdout.isTTY === true ? "\x1b[H\x1b[2J" : ""
+          yield* Console.log(clear + lines.join("\n") + (watch && clear === "" ? "\n" : ""))
         }
-        const runners = yield* FleetStatus.runners
-        const now = yield* Effect.clockWith((clock) => clock.currentTimeMillis)
-        const lines = statusLines(rows, runners, now)
-        // On a terminal the table is redrawn in place; piped, each refresh is a block of its own.
-        const clear = watch && process.stdout.isTTY === true ? "\x1b[H\x1b[2J" : ""
-        yield* Console.log(clear + lines.join("\n") + (watch && clear === "" ? "\n" : ""))
+        return alertOf(rows, now, threshold)
       })
-      yield* watch ? Effect.repeat(once, Schedule.spaced("2 seconds")) : once
-    }).pipe(Effect.provide(FleetDatabase.layer(db)))
+      if (watch) return yield* Effect.repeat(once, Schedule.spaced("2 seconds"))
+      const alert = yield* once
+      if (alert !== undefined) return yield* alert
+    }).pipe(Effect.provide(FleetDatabase.layer(db, { create: false })))
 ).pipe(
   Command.withDescription(
-    "where every account stands: a summary line (current, behind, failing; runners alive), then per account and kind the bills held, covered to, lag, the last and next pass, the owner, and each kind's error with how long it has lasted"
+    "where every account stands: a summary line, then per account and kind the bills held, covered to, lag, the last and next pass, the owner, and each kind's error with how long it has lasted; exit 3 when an account is failing, 4 when one is behind past --max-lag"
   )
 )
+
+/** A URL ioredis reads as a Redis server. */
+const isRedisUrl = (text: string): boolean => {
+  if (!URL.canParse(text)) return false
+  const url = new URL(text)
+  return (url.protocol === "redis:" || url.protocol === "rediss:") && url.hostname !== ""
+}
 
 /** How long a runner told to stop may take to hand its accounts over. */
 const handOverDeadlineMillis = 4_000
@@ -298,9 +386,26 @@ const runCommand = Command.make("run", runFlags, (flags) =>
     ] as const) {
       if (value < 1) return yield* new FleetUsageError({ reason: `${name} must be at least 1, got ${value}` })
     }
-    const metricsPort = Option.getOrElse(flags.metricsPort, () => 1)
-    if (metricsPort < 1 || metricsPort > 65_535) {
-      return yield* new FleetUsageError({ reason: `--metrics-port must be a port, 1 to 65535, got ${metricsPort}` })
+    for (const [name, port] of [
+      ["--port", flags.port],
+      ["--metrics-port", Option.getOrElse(flags.metricsPort, () => 1)]
+    ] as const) {
+      if (port < 1 || port > 65_535) {
+        return yield* new FleetUsageError({ reason: `${name} must be a port, 1 to 65535, got ${port}` })
+      }
+    }
+    // The shared budget is one's to size: Redis alone would say where it lives, not how large
+    // it is, and a runner that ignored it would run with no budget at all.
+    if (Option.isSome(flags.redis) && Option.isNone(flags.ipRps)) {
+      return yield* new FleetUsageError({
+        reason:
+          "--redis holds the budget of --ip-rps, which is not given: add --ip-rps N (the exchange's limit per source address)"
+      })
+    }
+    if (Option.isSome(flags.redis) && !isRedisUrl(flags.redis.value)) {
+      return yield* new FleetUsageError({
+        reason: "--redis wants a Redis URL, redis://[user@]host[:port][/db] or rediss://…"
+      })
     }
     const localAddresses = Option.match(flags.localAddress, {
       onNone: () => [],
@@ -347,11 +452,10 @@ const runCommand = Command.make("run", runFlags, (flags) =>
       // its spans (passes, grants, the cluster's) use the exporter's tracer.
       Layer.provide(FleetObservability.layerOtlp())
     )
-    // SIGTERM is a hand-over, not a failure: the runner's layer closes (its accounts move to the
-    // other runners) and the process exits 0. SIGINT stays an interruption (130).
+    // SIGTERM and SIGINT (Ctrl-C) are a hand-over, not a failure: the runner's layer closes (its
+    // accounts move to the other runners) and the process exits 0.
     const stop = yield* Deferred.make<void>()
-    process.removeAllListeners("SIGTERM")
-    process.once("SIGTERM", () => {
+    const onStop = () => {
       Deferred.unsafeDone(stop, Effect.void)
       // A hand-over waits on the servers (shard locks, leases): with one of them away it may
       // not finish. The runner still stops, in time for a supervisor's grace period; its
@@ -362,17 +466,18 @@ const runCommand = Command.make("run", runFlags, (flags) =>
         )
         process.exit(0)
       }, handOverDeadlineMillis).unref()
-    })
+    }
+    for (const signal of ["SIGTERM", "SIGINT"] as const) {
+      process.removeAllListeners(signal)
+      process.once(signal, onStop)
+    }
     yield* Effect.logInfo(`runner at ${flags.host}:${flags.port} joins the fleet`)
     yield* Effect.raceFirst(Layer.launch(runner), Deferred.await(stop))
     yield* Effect.logInfo("runner handed its accounts over")
     // A server that is away may leave a socket or a timer behind (a driver reconnecting): it
     // does not keep a runner that was told to stop alive.
     yield* Effect.sync(() => setTimeout(() => process.exit(0), 1_000).unref())
-  }).pipe(
-    Effect.provide(Logger.replace(Logger.defaultLogger, Logger.withConsoleError(Logger.logfmtLogger))),
-    Logger.withMinimumLogLevel(LogLevel.Info)
-  )
+  })
 ).pipe(
   Command.withDescription(
     "run one runner: it syncs every account it owns every --interval; SIGTERM hands its accounts over and exits 0. " +
@@ -383,20 +488,33 @@ const runCommand = Command.make("run", runFlags, (flags) =>
 
 const fleet = Command.make("fleet").pipe(
   Command.withDescription("many accounts from many processes: a fleet on PostgreSQL (and Redis)"),
-  Command.withSubcommands([addCommand, removeCommand, runCommand, statusCommand])
+  Command.withSubcommands([addCommand, removeCommand, runCommand, statusCommand, rekeyCommand])
 )
 
 /** The help's last section: every variable a runner or a fleet command reads. */
 const environment = HelpDoc.sequence(
-  HelpDoc.h1("ENVIRONMENT"),
-  HelpDoc.enumeration(
-    [
-      "BILLS_FLEET_KEY: the key the accounts' credentials are encrypted with (32 bytes, base64); add and run need it",
-      "PGPASSWORD: the password of the fleet's PostgreSQL database, when --db has none (never put it in the URL)",
-      "WEEX_BASE_URL, WEEX_LOCALE, WEEX_API_VERSION (v2 or v3): the client settings, read as bills sync reads them",
-      "WEEX_API_KEY, WEEX_API_SECRET, WEEX_API_PASSPHRASE: the credentials of the account fleet add adds",
-      "OTEL_EXPORTER_OTLP_ENDPOINT: run sends its traces and metrics there over OTLP/HTTP (/v1/traces, /v1/metrics), as service.name account-bills-fleet; OTEL_SERVICE_NAME, OTEL_EXPORTER_OTLP_PROTOCOL (http/protobuf or http/json), OTEL_EXPORTER_OTLP_HEADERS as OpenTelemetry reads them (see docs/observability.md)"
-    ].map((line) => HelpDoc.p(line)) as [HelpDoc.HelpDoc, ...Array<HelpDoc.HelpDoc>]
+  HelpDoc.sequence(
+    HelpDoc.h1("ENVIRONMENT"),
+    HelpDoc.enumeration(
+      [
+        "BILLS_FLEET_KEY: the key the accounts' credentials are encrypted with (32 bytes, base64); add, run and rekey need it",
+        "BILLS_FLEET_KEY_PREVIOUS: while the key rotates, the key it replaces: credentials open under either and are written under BILLS_FLEET_KEY; bills fleet rekey then re-encrypts every row",
+        "PGPASSWORD: the password of the fleet's PostgreSQL database, when --db has none (never put it in the URL)",
+        "WEEX_BASE_URL, WEEX_LOCALE, WEEX_API_VERSION (v2 or v3): the client settings, read as bills sync reads them",
+        "WEEX_API_KEY, WEEX_API_SECRET, WEEX_API_PASSPHRASE: the credentials of the account fleet add adds",
+        "OTEL_EXPORTER_OTLP_ENDPOINT: run sends its traces and metrics there over OTLP/HTTP (/v1/traces, /v1/metrics), as service.name account-bills-fleet; OTEL_SERVICE_NAME, OTEL_EXPORTER_OTLP_PROTOCOL (http/protobuf or http/json), OTEL_EXPORTER_OTLP_HEADERS as OpenTelemetry reads them (see docs/observability.md)"
+      ].map((line) => HelpDoc.p(line)) as [HelpDoc.HelpDoc, ...Array<HelpDoc.HelpDoc>]
+    )
+  ),
+  HelpDoc.sequence(
+    HelpDoc.h1("EXIT CODES"),
+    HelpDoc.enumeration(
+      [
+        "0: done; a runner stopped by SIGTERM or SIGINT exits 0 once its accounts are handed over",
+        "1: failed (the database, Redis, the port); 2: bad flags or values",
+        "3: status found an account failing; 4: status found one behind past --max-lag"
+      ].map((line) => HelpDoc.p(line)) as [HelpDoc.HelpDoc, ...Array<HelpDoc.HelpDoc>]
+    )
   )
 )
 
@@ -424,6 +542,34 @@ const report = (message: string, code: number) =>
  * @category utils
  */
 export const main = (argv: ReadonlyArray<string>): Effect.Effect<number> => {
+  const { format, rest } = logFormatOf(argv)
+  if (format !== "logfmt" && format !== "json") {
+    return report(`--log-format wants logfmt or json, got "${format}"`, 2)
+  }
+  // Logs go to stderr, one line each: logfmt, or one JSON object a line for log shippers.
+  const logger = Logger.withConsoleError(format === "json" ? Logger.jsonLogger : Logger.logfmtLogger)
+  return Effect.provide(mainWith(CliHelp.hoistLogLevel(rest)), Logger.replace(Logger.defaultLogger, logger))
+}
+
+/**
+ * `--log-format logfmt|json` wherever it is written, out of the arguments: it applies to every
+ * command alike.
+ */
+const logFormatOf = (
+  argv: ReadonlyArray<string>
+): { readonly format: string; readonly rest: ReadonlyArray<string> } => {
+  const rest: Array<string> = []
+  let format = "logfmt"
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] as string
+    if (arg.startsWith("--log-format=")) format = arg.slice("--log-format=".length)
+    else if (arg === "--log-format" && i + 1 < argv.length) format = argv[++i] as string
+    else rest.push(arg)
+  }
+  return { format, rest }
+}
+
+const mainWith = (argv: ReadonlyArray<string>): Effect.Effect<number> => {
   const cliErrors: Array<string> = []
   // Colours only for a person at a terminal who has not asked for none (https://no-color.org).
   const colour = process.stdout.isTTY === true && (process.env.NO_COLOR ?? "") === ""
@@ -455,9 +601,13 @@ export const main = (argv: ReadonlyArray<string>): Effect.Effect<number> => {
         }
         return report(
           error.message,
-          error._tag === "FleetUsageError" || error._tag === "FleetNeedsPostgres" || error._tag === "FleetLabelInvalid"
-            ? 2
-            : 1
+          error._tag === "FleetStatusAlert"
+            ? error.exitCode
+            : error._tag === "FleetUsageError" ||
+                error._tag === "FleetNeedsPostgres" ||
+                error._tag === "FleetLabelInvalid"
+              ? 2
+              : 1
         )
       }),
       Effect.catchAllDefect((defect) => report(`internal error: ${String(defect)}`, 1)),

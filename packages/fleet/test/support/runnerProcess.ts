@@ -81,7 +81,9 @@ export const bills = (
     options.skew === undefined || libfaketime === undefined
       ? {}
       : { LD_PRELOAD: libfaketime, FAKETIME: options.skew.faketime, FAKETIME_DONT_RESET: "1" }
-  const proc = spawn(process.execPath, [...billsCommand(), "fleet", ...args], {
+  // A runner logs its pass brackets at DEBUG; the events below are read from them.
+  const logged = args[0] === "run" && !args.includes("--log-level") ? [...args, "--log-level", "debug"] : args
+  const proc = spawn(process.execPath, [...billsCommand(), "fleet", ...logged], {
     cwd: root,
     env: { ...process.env, ...env, ...skewed },
     stdio: ["ignore", "pipe", "pipe"]
@@ -137,3 +139,14 @@ export const scopedBills = (
         return runner.exited
       })
   )
+
+/** Runs `bills fleet args…` to its end: its exit code and everything it wrote. */
+export const billsToEnd = (
+  args: ReadonlyArray<string>,
+  env: Readonly<Record<string, string>> = {}
+): Effect.Effect<{ readonly code: number | null; readonly output: string }> =>
+  Effect.promise(async () => {
+    const proc = bills("cli", args, env)
+    const code = await proc.exited
+    return { code, output: proc.stderr() }
+  })

@@ -7,7 +7,13 @@ import * as Reactivity from "@effect/experimental/Reactivity"
 import * as PgClient from "@effect/sql-pg/PgClient"
 import * as Effect from "effect/Effect"
 import * as Redacted from "effect/Redacted"
-import { FleetAccounts, type FleetKeyInvalid, type FleetLabelInvalid, type FleetUnavailable } from "../../src/index.js"
+import {
+  FleetAccounts,
+  type FleetKeyInvalid,
+  type FleetKeyMismatch,
+  type FleetLabelInvalid,
+  type FleetUnavailable
+} from "../../src/index.js"
 
 export const postgresUrl = process.env.ACCOUNT_BILLS_PG_URL || undefined
 export const redisUrl = process.env.ACCOUNT_BILLS_REDIS_URL || undefined
@@ -47,7 +53,7 @@ export const addAccounts = (
   count: number,
   labelOf: (i: number) => string,
   credentialsOf: (i: number) => TestCredentials
-): Effect.Effect<void, FleetKeyInvalid | FleetUnavailable | FleetLabelInvalid, FleetAccounts> =>
+): Effect.Effect<void, FleetKeyInvalid | FleetKeyMismatch | FleetUnavailable | FleetLabelInvalid, FleetAccounts> =>
   Effect.forEach(
     Array.from({ length: count }, (_, i) => i),
     (i) =>

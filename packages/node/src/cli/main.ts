@@ -45,7 +45,7 @@ export const ExitCode = { ok: 0, failed: 1, usage: 2, broken: 3, incomplete: 4, 
  */
 const fleetCommand = Command.make("fleet").pipe(
   Command.withDescription(
-    "many accounts kept current by runner processes on PostgreSQL (and Redis): bills fleet add|remove|run|status (needs @account-bills/fleet; bills fleet --help)"
+    "many accounts kept current by runner processes on PostgreSQL (and Redis): bills fleet add|remove|run|status|rekey (needs @account-bills/fleet; bills fleet --help)"
   )
 )
 
@@ -101,18 +101,7 @@ export const wantsColour = (stream: { readonly isTTY?: boolean }, env: NodeJS.Pr
  * @since 0.1.0
  * @category utils
  */
-export const hoistLogLevel = (argv: ReadonlyArray<string>): ReadonlyArray<string> => {
-  const [runtime = "", script = "", ...args] = argv
-  const hoisted: Array<string> = []
-  const rest: Array<string> = []
-  for (let i = 0; i < args.length; i++) {
-    const arg = args[i] as string
-    if (arg.startsWith("--log-level=")) hoisted.push(arg)
-    else if (arg === "--log-level" && i + 1 < args.length) hoisted.push(arg, args[++i] as string)
-    else rest.push(arg)
-  }
-  return [runtime, script, ...hoisted, ...rest]
-}
+export const hoistLogLevel: (argv: ReadonlyArray<string>) => ReadonlyArray<string> = CliHelp.hoistLogLevel
 
 /**
  * Runs the program on `argv` and resolves to the exit code; every failure has been reported
@@ -122,8 +111,12 @@ export const hoistLogLevel = (argv: ReadonlyArray<string>): ReadonlyArray<string
  * @category utils
  */
 export const main = (argv: ReadonlyArray<string>): Effect.Effect<number> => {
-  // `bills fleet …` lives in @account-bills/fleet, loaded only when it runs.
-  if (argv[2] === "fleet") return fleetMain(argv)
+  // `bills fleet …` lives in @account-bills/fleet, loaded only when it runs (`--log-level` may
+  // come before it).
+  const command = argv.slice(2).filter((arg, i, all) => !arg.startsWith("--log-") && !/^--log-/.test(all[i - 1] ?? ""))
+  if (command[0] === "fleet") {
+    return fleetMain(argv)
+  }
   const cliErrors: Array<string> = []
   const colour = wantsColour(process.stdout, process.env)
   const console = Effect.map(Console.consoleWith(Effect.succeed), (console) => ({
