@@ -186,5 +186,6 @@ export interface LedgerQuery {
   readonly from?: TimeInput | undefined
   readonly to?: TimeInput | undefined
   readonly coinId?: number | undefined
-  readonly account?: LedgerAccount | "all" | undefined
+  /** One account, several (since 0.2.0), or `"all"` three (the default). */
+  readonly account?: LedgerAccount | ReadonlyArray<LedgerAccount> | "all" | undefined
 }

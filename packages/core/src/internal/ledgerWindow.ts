@@ -31,7 +31,7 @@ const LedgerQuerySchema = Schema.Struct({
   from: Schema.optional(TimeBound),
   to: Schema.optional(TimeBound),
   coinId: Schema.optional(Schema.Int.pipe(Schema.positive({ message: () => "must be a positive integer" }))),
-  account: Schema.optional(Schema.Union(BillKind, Schema.Literal("all")))
+  account: Schema.optional(Schema.Union(BillKind, Schema.Literal("all"), Schema.Array(BillKind)))
 }).pipe(Schema.filter((query) => startNotAfterEnd("from", "to", query.from, query.to)))
 
 export interface Window {
@@ -46,7 +46,7 @@ export interface Window {
 export const resolveWindow = (query: LedgerQuery): Effect.Effect<Window, BillsError> =>
   Effect.gen(function* () {
     const operation =
-      query.account === undefined || query.account === "all" ? "fundingBills" : operationOf[query.account]
+      typeof query.account === "string" && query.account !== "all" ? operationOf[query.account] : "fundingBills"
     const valid = yield* validate(operation, LedgerQuerySchema, {
       from: query.from,
       to: query.to,
@@ -56,7 +56,7 @@ export const resolveWindow = (query: LedgerQuery): Effect.Effect<Window, BillsEr
     const now = yield* Clock.currentTimeMillis
     const account = valid.account ?? "all"
     return {
-      accounts: account === "all" ? BillKind.literals : [account],
+      accounts: account === "all" ? BillKind.literals : typeof account === "string" ? [account] : account,
       from: valid.from,
       end: Math.min(valid.to ?? now, now),
       coinId: valid.coinId

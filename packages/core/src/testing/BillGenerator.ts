@@ -182,6 +182,31 @@ const randomAmount = (prng: Prng.Prng, decimals: number): BigDecimal.BigDecimal 
 }
 
 /**
+ * The time of the `i`-th bill of a batch (called with 0, 1, 2, ... in turn): one random point per
+ * equal-width bin, which keeps times sorted without a sort, and runs of one millisecond as
+ * `sameMillisecondGroup` asks. One draw of `prng` a bill.
+ */
+const batchTimes = (prng: Prng.Prng, batch: BatchOptions): ((i: number) => number) => {
+  const span = Math.max(batch.endMillis - batch.startMillis + 1, 1)
+  const width = span / Math.max(batch.count, 1)
+  const group = batch.sameMillisecondGroup
+  let groupLeft = 0
+  let groupTime = batch.startMillis
+  return (i) => {
+    const cTime = Math.min(batch.startMillis + Math.floor((i + prng.next()) * width), batch.endMillis)
+    if (groupLeft > 0) {
+      groupLeft--
+      return groupTime
+    }
+    if (group !== undefined && group.size > 1 && i % Math.max(group.every, 1) === 0) {
+      groupTime = cTime
+      groupLeft = group.size - 1
+    }
+    return cTime
+  }
+}
+
+/**
  * Creates a generator.
  *
  * @since 0.1.0
@@ -244,23 +269,8 @@ export const make = (options: GeneratorOptions = {}): BillGenerator => {
 
   const generate = <A extends Account>(account: A, batch: BatchOptions): Array<WireBillOf[A]> => {
     const out: Array<WireBill> = []
-    const span = Math.max(batch.endMillis - batch.startMillis + 1, 1)
-    const width = span / Math.max(batch.count, 1)
-    const group = batch.sameMillisecondGroup
-    let groupLeft = 0
-    let groupTime = batch.startMillis
-    for (let i = 0; i < batch.count; i++) {
-      // One random point per equal-width bin keeps times sorted without a sort.
-      let cTime = Math.min(batch.startMillis + Math.floor((i + prng.next()) * width), batch.endMillis)
-      if (groupLeft > 0) {
-        cTime = groupTime
-        groupLeft--
-      } else if (group !== undefined && group.size > 1 && i % Math.max(group.every, 1) === 0) {
-        groupTime = cTime
-        groupLeft = group.size - 1
-      }
-      out.push(one(account, cTime))
-    }
+    const timeOf = batchTimes(prng, batch)
+    for (let i = 0; i < batch.count; i++) out.push(one(account, timeOf(i)))
     return out as Array<WireBillOf[A]>
   }
 
@@ -379,22 +389,8 @@ export const generateContract = (batch: ContractBatch): Array<ContractWireBill> 
         readonly into: boolean
       }
   const slots: Array<Slot> = []
-  const span = Math.max(batch.endMillis - batch.startMillis + 1, 1)
-  const width = span / Math.max(batch.count, 1)
-  const group = batch.sameMillisecondGroup
-  let groupLeft = 0
-  let groupTime = batch.startMillis
-  for (let i = 0; i < batch.count; i++) {
-    let at = Math.min(batch.startMillis + Math.floor((i + prng.next()) * width), batch.endMillis)
-    if (groupLeft > 0) {
-      at = groupTime
-      groupLeft--
-    } else if (group !== undefined && group.size > 1 && i % Math.max(group.every, 1) === 0) {
-      groupTime = at
-      groupLeft = group.size - 1
-    }
-    slots.push({ _tag: "Trade", at })
-  }
+  const timeOf = batchTimes(prng, batch)
+  for (let i = 0; i < batch.count; i++) slots.push({ _tag: "Trade", at: timeOf(i) })
   for (const bill of batch.transfers ?? []) {
     if (bill.bizType !== "transfer_out" && bill.bizType !== "transfer_in") continue
     const amount = BigDecimal.fromString(bill.deltaAmount.replace(/^-/, ""))

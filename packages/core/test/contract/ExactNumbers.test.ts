@@ -12,6 +12,8 @@ describe("exactNumbers", () => {
     expect(JSON.parse(text).billId).toBe(736825748291061800)
     const parsed = JSON.parse(exactNumbers(text))
     expect(parsed).toEqual({ billId: "736825748291061726", time: 1700000000000 })
+    // Its nearest double prints as these digits, but is another number: still kept as text.
+    expect(JSON.parse(exactNumbers("[836825748291194900]"))).toEqual(["836825748291194900"])
   })
 
   it("leaves strings, escapes and numbers that read back as written alone", () => {

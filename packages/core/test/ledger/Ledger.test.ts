@@ -82,6 +82,11 @@ describe("Ledger.auditEntries", () => {
     const report = run(audit(entriesOf(wire)))
     expect(report.whole).toBe(true)
     for (const account of report.accounts) {
+      // These entries hold no futures bills: that account is reported, empty.
+      if (account.account === "contract") {
+        expect(account.bills).toBe(0)
+        continue
+      }
       const bills = account.account === "funding" ? wire.funding : wire.spot
       expect(account.bills).toBe(bills.length)
       expect(account.rule).toBe("delta-includes-fees")

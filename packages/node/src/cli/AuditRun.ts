@@ -62,7 +62,11 @@ export interface AuditFlags extends WindowFlags {
 export const validateAuditFlags = (flags: AuditFlags): Effect.Effect<Ledger.LedgerQuery, UsageError> =>
   Effect.map(validateWindow(flags), (window) => auditQuery(flags, window))
 
-const auditQuery = (flags: AuditFlags, window: Window): Ledger.LedgerQuery => ({ account: flags.account, ...window })
+// The command reads funding and spot; the futures account comes with its own flag value.
+const auditQuery = (flags: AuditFlags, window: Window): Ledger.LedgerQuery => ({
+  account: flags.account === "all" ? ["funding", "spot"] : flags.account,
+  ...window
+})
 
 const iso = (time: DateTime.Utc): string => DateTime.formatIso(time)
 
