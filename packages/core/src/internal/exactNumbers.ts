@@ -3,8 +3,9 @@
  * into a string of the same characters, before `JSON.parse`. The futures interface types
  * `billId` as a Long and sends ids above 2^53 as bare numbers (`736825748291061726` read as a
  * number is `736825748291061800`, another bill); node 20's `JSON.parse` gives a reviver no access
- * to the source text, so the text is fixed first. Literals that round-trip (`1700000000000`,
- * `12.5`, `-1140`) stay numbers; the others (`736825748291061726`, `0.10`) become `"…"` with
+ * to the source text, so the text is fixed first. Literals a number holds exactly as written
+ * (`1700000000000`, `12.5`, `-1140`) stay numbers; the others (`736825748291061726`,
+ * `836825748291194900`, `0.10`) become `"…"` with
  * exactly the digits sent, which the records' schemas read as they read the spot interface's
  * digit strings. Text inside strings, escapes included, is left alone, and so is anything that is
  * not a JSON number literal, so a body that is not JSON stays not JSON.
@@ -14,6 +15,18 @@ const jsonNumber = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/
 
 const quote = 34
 const backslash = 92
+
+/**
+ * Whether a JS number holds `literal` as written: an integer only up to 2^53 (beyond it the
+ * shortest text of the nearest double can still read like the literal, `836825748291194900`,
+ * while the number is another), a fraction when the number's text is the literal's.
+ */
+const exact = (literal: string): boolean => {
+  const number = Number(literal)
+  return /^-?\d+$/.test(literal)
+    ? Number.isSafeInteger(number) && String(number) === literal
+    : String(number) === literal
+}
 
 /** Whether `c` may continue a number literal. */
 const numberChar = (c: number): boolean =>
@@ -47,7 +60,7 @@ export const exactNumbers = (text: string): string => {
       i++
       while (i < n && numberChar(text.charCodeAt(i))) i++
       const literal = text.slice(start, i)
-      if (jsonNumber.test(literal) && String(Number(literal)) !== literal) {
+      if (jsonNumber.test(literal) && !exact(literal)) {
         parts.push(text.slice(copied, start), '"', literal, '"')
         copied = i
       }

@@ -75,6 +75,8 @@ export interface SpotRequest {
  */
 export interface SpotStep<B extends TimedBill = TimedBill> {
   readonly bills: ReadonlyArray<B>
+  /** The order the pages have shown so far, this one included (also when the walk ends with it). */
+  readonly order?: ServerOrder | undefined
   readonly next: SpotWalkState | undefined
 }
 
@@ -159,7 +161,7 @@ const stepWith = <B extends TimedBill>(
     pageIds.add(bill.billId)
     bills.push(bill)
   }
-  if (received.length < limit) return Either.right({ bills, next: undefined })
+  if (received.length < limit) return Either.right({ bills, next: undefined, order })
 
   let nextLo = lo
   let nextHi = hi
@@ -167,12 +169,12 @@ const stepWith = <B extends TimedBill>(
   if (order === "newest-first") {
     const oldest = times[times.length - 1] as number
     // Everything later than the page's oldest bill is in the page; below lo, that is all of the window.
-    if (oldest < lo) return Either.right({ bills, next: undefined })
+    if (oldest < lo) return Either.right({ bills, next: undefined, order })
     nextHi = Math.min(hi, oldest)
     edge = nextHi
   } else if (order === "oldest-first") {
     const newest = times[times.length - 1] as number
-    if (newest > hi) return Either.right({ bills, next: undefined })
+    if (newest > hi) return Either.right({ bills, next: undefined, order })
     nextLo = Math.max(lo, newest)
     edge = nextLo
   }
@@ -246,6 +248,11 @@ export const spotJoin = <B extends TimedBill>(
 ): SpotStep<B> => {
   if (slice.lo === state.lo && slice.hi === state.hi) return step
   const atStart = slice.lo === state.lo
+  // A slice at the later end read completely that shows the server lists oldest first: its bills
+  // come after the rest of the window's, so they are left for the walk from the start too.
+  if (!atStart && step.next === undefined && step.order === "oldest-first") {
+    return { bills: [], next: { ...state, order: "oldest-first", edgeMillisecond: undefined, edgeBillIds: [] } }
+  }
   if (step.next === undefined) {
     const rest = atStart ? { lo: slice.hi + 1, hi: state.hi } : { lo: state.lo, hi: slice.lo - 1 }
     return { bills: step.bills, next: { ...state, ...rest, edgeMillisecond: undefined, edgeBillIds: [] } }
