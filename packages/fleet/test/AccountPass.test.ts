@@ -4,6 +4,7 @@
  * the exchange's bills; `bills fleet status --json` then prints the account's line.
  */
 import { BillsRateLimiter } from "@account-bills/core"
+import { FakeFault } from "@account-bills/core/testing"
 import { BillsStore } from "@account-bills/store"
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import { describe, expect, it } from "@effect/vitest"
@@ -49,7 +50,9 @@ describe.skipIf(postgresUrl === undefined)("AccountPass", () => {
           const outcome = yield* AccountPass.run(opened.account, opened.credentials, perKey, {
             pagesPerPass: 1,
             concurrency: 1,
-            config: { baseUrl: exchange.url }
+            config: { baseUrl: exchange.url },
+            // The page bound of the two kinds this exchange holds; the third has its own test.
+            kinds: ["funding", "spot"]
           })
           outcomes.push(outcome)
           if (outcome.every((kind) => kind.done)) break
@@ -97,7 +100,8 @@ describe.skipIf(postgresUrl === undefined)("AccountPass", () => {
         const perKey = yield* BillsRateLimiter.make({ limit: 1000 })
         return yield* AccountPass.run(opened.account, opened.credentials, perKey, {
           pagesPerPass: 20,
-          config: { baseUrl: exchange.url }
+          config: { baseUrl: exchange.url },
+          kinds: ["funding", "spot"]
         })
       }).pipe(Effect.provide(Layer.mergeAll(database, AddressBudget.layerNone, NodeHttpClient.layerUndici)))
       const seen = exchange.requests().slice(mark)
@@ -116,5 +120,68 @@ describe.skipIf(postgresUrl === undefined)("AccountPass", () => {
         }
       ])
     }).pipe(Effect.scoped)
+  )
+
+  it.live(
+    "a key the futures interface refuses: funding and spot kept current, the contract error in status, no back-off",
+    () =>
+      Effect.gen(function* () {
+        const db = yield* freshDatabase(postgresUrl ?? "")
+        const now = Date.now()
+        const exchange = yield* FleetExchange.serve({
+          perAddress: false,
+          accounts: [
+            {
+              credentials: keys,
+              rateLimit: false,
+              generate: { seed: 6, funding: 120, spot: 150, startMillis: now - 3 * 86_400_000, endMillis: now - 60_000 }
+            }
+          ]
+        })
+        const fake = exchange.exchanges.get(keys.apiKey)
+        if (fake === undefined) return yield* Effect.dieMessage("no exchange")
+        yield* fake.failNext(FakeFault.Code({ status: 403, code: "40014", msg: "Incorrect permissions" }), {
+          operation: "contractBills",
+          count: 1_000_000
+        })
+        const database = FleetDatabase.layer(db).pipe(Layer.provide(FleetCipher.layer(Redacted.make(testKey))))
+        const outcomes = yield* Effect.gen(function* () {
+          const accounts = yield* FleetAccounts
+          yield* accounts.add("one", {
+            apiKey: Redacted.make(keys.apiKey),
+            secret: Redacted.make(keys.secret),
+            passphrase: Redacted.make(keys.passphrase)
+          })
+          const opened = yield* accounts.open("one")
+          const perKey = yield* BillsRateLimiter.make({ limit: 1000 })
+          const outcomes = yield* AccountPass.run(opened.account, opened.credentials, perKey, {
+            pagesPerPass: 20,
+            config: { baseUrl: exchange.url }
+          })
+          yield* accounts.record("one", AccountPass.errorsOf(outcomes))
+          return outcomes
+        }).pipe(Effect.provide(Layer.mergeAll(database, AddressBudget.layerNone, NodeHttpClient.layerUndici)))
+        expect(outcomes.map((kind) => [kind.kind, kind.done, kind.added, kind.refused])).toEqual([
+          ["funding", true, 120, false],
+          ["spot", true, 150, false],
+          ["contract", false, 0, false]
+        ])
+        expect(outcomes[2]?.error).toContain("contractBills: the exchange refused the request (Permission, code 40014")
+
+        const lines: Array<string> = []
+        const code = yield* Effect.withConsole(main(["node", "bills", "fleet", "status", "--db", db, "--json"]), {
+          ...(yield* Effect.console),
+          log: (...args: ReadonlyArray<unknown>) => Effect.sync(() => void lines.push(args.map(String).join(" ")))
+        })
+        expect(code).toBe(0)
+        const status = JSON.parse(lines[0] ?? "{}")
+        expect(status).toMatchObject({
+          funding: { bills: 120, error: null },
+          spot: { bills: 150, error: null },
+          contract: { bills: 0, coveredTo: null }
+        })
+        expect(status.contract.error).toContain("Permission, code 40014")
+        expect(status.contract.errorSince).toBeTypeOf("number")
+      }).pipe(Effect.scoped)
   )
 })
