@@ -13,6 +13,7 @@
  */
 import * as BigDecimal from "effect/BigDecimal"
 import { fundingBizTypes, spotBizTypes } from "../Operation.js"
+import * as DecimalText from "../internal/decimalText.js"
 import * as Prng from "./Prng.js"
 import type { Account, FundingWireBill, SpotWireBill, WireBill, WireBillOf } from "./WireBill.js"
 
@@ -152,14 +153,7 @@ const zero = BigDecimal.make(0n, 0)
  * @since 0.1.0
  * @category utils
  */
-export const formatFixed = (value: BigDecimal.BigDecimal, decimals: number): string => {
-  const scaled = BigDecimal.scale(value, Math.max(decimals, 0))
-  const negative = scaled.value < 0n
-  const digits = (negative ? -scaled.value : scaled.value).toString().padStart(scaled.scale + 1, "0")
-  const integer = digits.slice(0, digits.length - scaled.scale)
-  const fraction = digits.slice(digits.length - scaled.scale)
-  return (negative ? "-" : "") + integer + (fraction === "" ? "" : `.${fraction}`)
-}
+export const formatFixed: (value: BigDecimal.BigDecimal, decimals: number) => string = DecimalText.formatFixed
 
 const randomAmount = (prng: Prng.Prng, decimals: number): BigDecimal.BigDecimal => {
   const scale = prng.between(0, decimals)
