@@ -68,6 +68,14 @@ export {
  * @category modules
  */
 export * as Ledger from "./Ledger.js"
+/**
+ * The events of the ledger: trades paired, internal transfers matched, every bill in exactly one
+ * event, every coin's balance change conserved.
+ *
+ * @since 0.2.0
+ * @category modules
+ */
+export * as LedgerEvents from "./LedgerEvents.js"
 export {
   type FundingBizType,
   fundingBizTypes,
