@@ -239,7 +239,9 @@ const pairTrades = (legs: ReadonlyArray<Leg>, emit: Emit, unpaired: Unpair): voi
     const byId = (a: Leg, b: Leg) => compareIds(a.entry.bill.billId, b.entry.bill.billId)
     const outSorted = [...outs].sort(byId)
     const inSorted = [...ins].sort(byId)
-    outSorted.forEach((out, i) => emitTrade(out, inSorted[i] as Leg, emit))
+    outSorted.forEach((out, i) => {
+      emitTrade(out, inSorted[i] as Leg, emit)
+    })
   }
 }
 
