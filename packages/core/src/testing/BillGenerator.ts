@@ -14,6 +14,7 @@
 import * as BigDecimal from "effect/BigDecimal"
 import { fundingBizTypes, spotBizTypes } from "../Operation.js"
 import * as DecimalText from "../internal/decimalText.js"
+import { type LinkedBatch, type LinkedBills, linkedBatch } from "./internal/linkedBills.js"
 import * as Prng from "./Prng.js"
 import type { Account, FundingWireBill, SpotWireBill, WireBill, WireBillOf } from "./WireBill.js"
 
@@ -143,7 +144,23 @@ export interface BillGenerator {
   readonly generate: <A extends Account>(account: A, batch: BatchOptions) => Array<WireBillOf[A]>
   /** Takes note of a bill that did not come from this generator (its balance and id). */
   readonly observe: (account: Account, bill: WireBill) => void
+  /**
+   * Bills of both accounts booked as linked movements: trades as two legs, transfers between
+   * funding and spot with both legs (see {@link LinkedBills}).
+   *
+   * @since 0.2.0
+   */
+  readonly generateLinked: (batch: LinkedBatch) => LinkedBills
 }
+
+/**
+ * A batch of linked bills: how many bills (both accounts together), over which span, with
+ * which ties and missing legs.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type { LinkedBatch, LinkedBills }
 
 const zero = BigDecimal.make(0n, 0)
 
@@ -256,5 +273,21 @@ export const make = (options: GeneratorOptions = {}): BillGenerator => {
     }
   }
 
-  return { generate, observe }
+  const generateLinked = (batch: LinkedBatch): LinkedBills =>
+    linkedBatch(
+      {
+        prng,
+        coins,
+        balances,
+        amount: (decimals) => randomAmount(prng, decimals),
+        format: formatFixed,
+        nextId: () => {
+          nextBillId += BigInt(prng.between(1, 997))
+          return nextBillId.toString()
+        }
+      },
+      batch
+    )
+
+  return { generate, observe, generateLinked }
 }

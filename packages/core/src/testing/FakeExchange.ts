@@ -102,6 +102,14 @@ export interface GenerateBillsOptions extends BillGenerator.GeneratorOptions {
    * and not the bills the eager generator draws from the same seed. Default false.
    */
   readonly lazy?: boolean | undefined
+  /**
+   * Book trades as two spot legs and transfers between funding and spot with both legs
+   * (`BillGenerator.generateLinked`); `funding` + `spot` is then the count of both accounts'
+   * bills together. Not with `lazy`. Default false.
+   *
+   * @since 0.2.0
+   */
+  readonly linked?: boolean | undefined
 }
 
 /**

@@ -55,6 +55,15 @@ export const seedBooks = (options: FakeExchangeOptions, generator: BillGenerator
   const gen = options.generate
   const startMillis = gen?.startMillis ?? defaultStartMillis
   const endMillis = gen?.endMillis ?? startMillis + ninetyDays
+  const linked =
+    gen?.linked === true && gen.lazy !== true
+      ? generator.generateLinked({
+          count: (gen.funding ?? 100) + (gen.spot ?? 100),
+          startMillis,
+          endMillis,
+          tieEvery: gen.sameMillisecondGroup?.every
+        })
+      : undefined
   const seeded = <A extends Account>(
     account: A,
     given: ReadonlyArray<WireBillOf[A]> | undefined
@@ -78,14 +87,16 @@ export const seedBooks = (options: FakeExchangeOptions, generator: BillGenerator
       return lazy
     }
     const generated =
-      gen === undefined
-        ? []
-        : generator.generate(account, {
-            count: gen[account] ?? 100,
-            startMillis,
-            endMillis,
-            sameMillisecondGroup: gen.sameMillisecondGroup
-          })
+      linked !== undefined
+        ? (linked[account] as Array<WireBillOf[A]>)
+        : gen === undefined
+          ? []
+          : generator.generate(account, {
+              count: gen[account] ?? 100,
+              startMillis,
+              endMillis,
+              sameMillisecondGroup: gen.sameMillisecondGroup
+            })
     const book = BillBook.make<WireBillOf[A]>(generated)
     if (given !== undefined && given.length > 0) {
       book.insert(given)
