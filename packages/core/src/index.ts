@@ -103,6 +103,13 @@ export {
   type ValidSpotBillsParams
 } from "./Params.js"
 /**
+ * Files that tax tools import (Koinly, CoinTracking, BittyTax), written from the ledger's events.
+ *
+ * @since 0.2.0
+ * @category modules
+ */
+export * as TaxFiles from "./TaxFiles.js"
+/**
  * The signature scheme.
  *
  * @since 0.1.0

@@ -1,13 +1,11 @@
 /**
- * Decimals written out in full: `BigDecimal.format` switches to exponent notation at 16 places,
- * which none of the file formats we write accept.
+ * Decimals written out in full: never exponent notation (unlike `BigDecimal.format`), so a
+ * file keeps every digit a tool must read back exactly.
  */
 import * as BigDecimal from "effect/BigDecimal"
 
-/**
- * Writes a decimal with exactly `decimals` places (never exponent notation).
- */
-export const formatFixed = (value: BigDecimal.BigDecimal, decimals: number): string => {
+/** `value` with exactly `decimals` places. */
+export const fixed = (value: BigDecimal.BigDecimal, decimals: number): string => {
   const scaled = BigDecimal.scale(value, Math.max(decimals, 0))
   const negative = scaled.value < 0n
   const digits = (negative ? -scaled.value : scaled.value).toString().padStart(scaled.scale + 1, "0")
@@ -16,7 +14,8 @@ export const formatFixed = (value: BigDecimal.BigDecimal, decimals: number): str
   return (negative ? "-" : "") + integer + (fraction === "" ? "" : `.${fraction}`)
 }
 
-/**
- * Writes a decimal at its own scale (trailing zeros kept, never exponent notation).
- */
-export const formatPlain = (value: BigDecimal.BigDecimal): string => formatFixed(value, value.scale)
+/** `value` with no trailing zeros ("1.50" as "1.5", "2.0" as "2"). */
+export const plain = (value: BigDecimal.BigDecimal): string => {
+  const normalized = BigDecimal.normalize(value)
+  return fixed(normalized, Math.max(normalized.scale, 0))
+}

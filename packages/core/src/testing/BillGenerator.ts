@@ -13,7 +13,7 @@
  */
 import * as BigDecimal from "effect/BigDecimal"
 import { fundingBizTypes, spotBizTypes } from "../Operation.js"
-import * as DecimalText from "../internal/decimalText.js"
+import { fixed } from "../internal/decimalText.js"
 import { type LinkedBatch, type LinkedBills, linkedBatch } from "./internal/linkedBills.js"
 import * as Prng from "./Prng.js"
 import type { Account, FundingWireBill, SpotWireBill, WireBill, WireBillOf } from "./WireBill.js"
@@ -170,7 +170,7 @@ const zero = BigDecimal.make(0n, 0)
  * @since 0.1.0
  * @category utils
  */
-export const formatFixed: (value: BigDecimal.BigDecimal, decimals: number) => string = DecimalText.formatFixed
+export const formatFixed = (value: BigDecimal.BigDecimal, decimals: number): string => fixed(value, decimals)
 
 const randomAmount = (prng: Prng.Prng, decimals: number): BigDecimal.BigDecimal => {
   const scale = prng.between(0, decimals)
