@@ -95,7 +95,14 @@ export const exchangeName = "WEEX"
 /** A field as CSV writes it: quoted when it holds a comma, a quote or a line break. */
 const csvField = (text: string): string => (/[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text)
 
-const amountText = (amount: BigDecimal.BigDecimal | undefined): string => (amount === undefined ? "" : plain(amount))
+/**
+ * An amount as the files write it: every digit, no exponent, no trailing zeros; empty for none.
+ *
+ * @since 0.2.0
+ * @category utils
+ */
+export const amountText = (amount: BigDecimal.BigDecimal | undefined): string =>
+  amount === undefined ? "" : plain(amount)
 
 const pad = (n: number, width = 2) => String(n).padStart(width, "0")
 const parts = (time: DateTime.Utc) => {

@@ -5,12 +5,14 @@
  * @since 0.1.0
  */
 import * as Command from "@effect/cli/Command"
+import * as Options from "@effect/cli/Options"
 import * as Effect from "effect/Effect"
 import * as Flags from "./Flags.js"
 import { windowFlags } from "./WindowFlags.js"
 
 const flags = {
-  account: Flags.account,
+  // Optional here: the tax tools' formats read every account unless told otherwise.
+  account: Options.optional(Flags.account),
   ...windowFlags,
   bizType: Flags.bizType,
   format: Flags.format,
@@ -19,7 +21,8 @@ const flags = {
   concurrency: Flags.concurrency,
   db: Flags.readDb,
   partial: Flags.partial,
-  label: Flags.label
+  label: Flags.label,
+  strict: Flags.strict
 }
 
 /**
@@ -33,4 +36,8 @@ export const exportCommand = Command.make("export", flags, (parsed) =>
     Effect.promise(() => import("./ExportRun.js")),
     (run) => run.runExport(parsed)
   )
-).pipe(Command.withDescription("export an account's bills, or both accounts', as NDJSON or CSV"))
+).pipe(
+  Command.withDescription(
+    "export an account's bills, or both accounts', as NDJSON or CSV, or as a tax tool's import file (koinly, cointracking, bittytax)"
+  )
+)

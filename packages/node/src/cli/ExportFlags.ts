@@ -9,6 +9,7 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import type { ExportAccount, ExportFormat } from "./BillFormat.js"
 import type { ExportRequest } from "./ExportBills.js"
+import type { TaxExportRequest, TaxFormat } from "./TaxExport.js"
 import { UsageError } from "./UsageError.js"
 import { validateWindow, type WindowFlags } from "./WindowFlags.js"
 
@@ -19,8 +20,9 @@ import { validateWindow, type WindowFlags } from "./WindowFlags.js"
  * @category models
  */
 export interface ExportFlags extends WindowFlags {
-  readonly account: ExportAccount
-  readonly format: ExportFormat
+  /** Required but for the tax tools' formats, which read every account unless told otherwise. */
+  readonly account: Option.Option<ExportAccount>
+  readonly format: ExportFormat | TaxFormat
   readonly bizType: Option.Option<string>
   readonly out: Option.Option<string>
   readonly maxRps: number
@@ -31,6 +33,8 @@ export interface ExportFlags extends WindowFlags {
   /** With `db`: read a partly synced store anyway. */
   readonly partial: boolean
   readonly label: Option.Option<string>
+  /** With a tax format: single-sided rows are an error. */
+  readonly strict: boolean
 }
 
 /**
@@ -40,19 +44,26 @@ export interface ExportFlags extends WindowFlags {
  * @category utils
  */
 export const validateExportFlags = (
-  flags: ExportFlags
+  flags: ExportFlags & { readonly format: ExportFormat }
 ): Effect.Effect<{ readonly request: ExportRequest; readonly maxRps: number }, UsageError> =>
   Effect.gen(function* () {
+    if (flags.strict) {
+      return yield* new UsageError({ reason: "--strict goes with --format koinly|cointracking|bittytax" })
+    }
+    if (Option.isNone(flags.account)) {
+      return yield* new UsageError({ reason: `--format ${flags.format} needs --account funding|spot|all` })
+    }
+    const account = flags.account.value
     const window = yield* validateWindow(flags)
     // With both accounts, a filter must mean the same on both, or one half would be refused.
     const allowed: ReadonlyArray<string> =
-      flags.account === "funding"
+      account === "funding"
         ? fundingBizTypes
-        : flags.account === "spot"
+        : account === "spot"
           ? spotBizTypes
           : fundingBizTypes.filter((bizType) => (spotBizTypes as ReadonlyArray<string>).includes(bizType))
     if (Option.isSome(flags.bizType) && !allowed.includes(flags.bizType.value)) {
-      const kind = flags.account === "all" ? "bizType of both accounts" : `${flags.account} bizType`
+      const kind = account === "all" ? "bizType of both accounts" : `${account} bizType`
       return yield* new UsageError({
         reason: `--biz-type ${flags.bizType.value} is not a ${kind}; use one of ${allowed.join(", ")}`
       })
@@ -61,12 +72,45 @@ export const validateExportFlags = (
       return yield* new UsageError({ reason: "--label chooses an account of a store: give the store with --db" })
     }
     const request: ExportRequest = {
-      account: flags.account,
+      account,
       format: flags.format,
       ...window,
       ...Option.match(flags.bizType, { onNone: () => ({}), onSome: (bizType) => ({ bizType }) }),
       ...Option.match(flags.out, { onNone: () => ({}), onSome: (out) => ({ out }) }),
       ...Option.match(flags.concurrency, { onNone: () => ({}), onSome: (concurrency) => ({ concurrency }) })
+    }
+    return { request, maxRps: flags.maxRps }
+  })
+
+/**
+ * Checks the flags of an export to a tax tool's file: every coin and business type is needed to
+ * pair trades and match transfers, so `--coin-id` and `--biz-type` are refused; the accounts
+ * default to all.
+ *
+ * @since 0.2.0
+ * @category utils
+ */
+export const validateTaxFlags = (
+  flags: ExportFlags,
+  format: TaxFormat
+): Effect.Effect<{ readonly request: TaxExportRequest; readonly maxRps: number }, UsageError> =>
+  Effect.gen(function* () {
+    const window = yield* validateWindow(flags)
+    if (window.coinId !== undefined || Option.isSome(flags.bizType)) {
+      return yield* new UsageError({
+        reason: `--format ${format} needs every coin and business type (a trade has two coins, a transfer two accounts): drop --coin-id and --biz-type`
+      })
+    }
+    if (Option.isSome(flags.label) && Option.isNone(flags.db)) {
+      return yield* new UsageError({ reason: "--label chooses an account of a store: give the store with --db" })
+    }
+    const request: TaxExportRequest = {
+      format,
+      account: Option.getOrElse(flags.account, () => "all" as const),
+      from: window.from,
+      to: window.to,
+      out: Option.getOrUndefined(flags.out),
+      strict: flags.strict
     }
     return { request, maxRps: flags.maxRps }
   })

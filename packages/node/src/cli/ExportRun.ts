@@ -14,9 +14,10 @@ import * as Ref from "effect/Ref"
 import { NodeBillsApi } from "../NodeBillsApi.js"
 import type { Account } from "./BillFormat.js"
 import { exportBills } from "./ExportBills.js"
-import { type ExportFlags, validateExportFlags } from "./ExportFlags.js"
+import { type ExportFlags, validateExportFlags, validateTaxFlags } from "./ExportFlags.js"
 import { warnAboveRateLimit } from "./Flags.js"
 import { importStore } from "./StoreModule.js"
+import { isTaxFormat, type TaxFormat, taxExport } from "./TaxExport.js"
 
 /** The ends of the two operations' paths (the same on v2 and v3): the rest of a URL is the base's. */
 const fundingPath = "/account/fundingBills"
@@ -54,9 +55,44 @@ export const countingUndici = Effect.map(
  * @since 0.1.0
  * @category commands
  */
-export const runExport = (parsed: ExportFlags) =>
+export const runExport = (parsed: ExportFlags) => {
+  const format = parsed.format
+  return isTaxFormat(format)
+    ? Effect.asVoid(runTaxExport(parsed, format))
+    : Effect.gen(function* () {
+        const { request, maxRps } = yield* validateExportFlags({ ...parsed, format })
+        if (Option.isSome(parsed.db)) {
+          const { describeCoverage, fromStore } = yield* importStore("export --db", () => import("./FromStore.js"))
+          return yield* fromStore(parsed.db.value, {
+            kinds: request.account === "all" ? ["funding", "spot"] : [request.account],
+            window: { from: request.from, to: request.to },
+            partial: parsed.partial,
+            label: Option.getOrUndefined(parsed.label)
+          })((coverage) =>
+            Effect.zipRight(
+              // Standard output is the bills; what the store holds goes to stderr, one line per kind.
+              Effect.sync(() => {
+                for (const kind of coverage) process.stderr.write(`${describeCoverage(kind)}\n`)
+              }),
+              exportBills(request, { live: false, requests: () => Effect.succeed(0) })
+            )
+          )
+        }
+        yield* warnAboveRateLimit(maxRps)
+        const http = yield* countingUndici
+        yield* exportBills(request, { live: process.stderr.isTTY === true, requests: http.requestsOf }).pipe(
+          Effect.provide(NodeBillsApi.layerConfig({ rateLimit: { limit: maxRps }, httpClient: http.layer }))
+        )
+      }).pipe(Effect.asVoid)
+}
+
+/**
+ * `bills export --format koinly|cointracking|bittytax`: the events of the accounts' ledger in the
+ * tool's layout, from a store (which must hold the whole window, as for any export) or live.
+ */
+const runTaxExport = (parsed: ExportFlags, format: TaxFormat) =>
   Effect.gen(function* () {
-    const { request, maxRps } = yield* validateExportFlags(parsed)
+    const { maxRps, request } = yield* validateTaxFlags(parsed, format)
     if (Option.isSome(parsed.db)) {
       const { describeCoverage, fromStore } = yield* importStore("export --db", () => import("./FromStore.js"))
       return yield* fromStore(parsed.db.value, {
@@ -66,17 +102,13 @@ export const runExport = (parsed: ExportFlags) =>
         label: Option.getOrUndefined(parsed.label)
       })((coverage) =>
         Effect.zipRight(
-          // Standard output is the bills; what the store holds goes to stderr, one line per kind.
           Effect.sync(() => {
             for (const kind of coverage) process.stderr.write(`${describeCoverage(kind)}\n`)
           }),
-          exportBills(request, { live: false, requests: () => Effect.succeed(0) })
+          taxExport(request)
         )
       )
     }
     yield* warnAboveRateLimit(maxRps)
-    const http = yield* countingUndici
-    yield* exportBills(request, { live: process.stderr.isTTY === true, requests: http.requestsOf }).pipe(
-      Effect.provide(NodeBillsApi.layerConfig({ rateLimit: { limit: maxRps }, httpClient: http.layer }))
-    )
+    return yield* taxExport(request).pipe(Effect.provide(NodeBillsApi.layerConfig({ rateLimit: { limit: maxRps } })))
   })

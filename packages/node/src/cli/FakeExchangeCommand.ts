@@ -36,6 +36,11 @@ const options = {
     Options.optional
   ),
   sameMsSize: count("same-ms-size", 2, "size of such a group"),
+  linked: Options.boolean("linked").pipe(
+    Options.withDescription(
+      "book trades as two spot legs and transfers between funding and spot with both legs (--funding plus --spot bills in all)"
+    )
+  ),
   order: Options.choice("order", ["newest-first", "oldest-first"]).pipe(
     Options.withDescription("the order the exchange lists spot bills in (default: newest-first)"),
     Options.withDefault("newest-first" as const)
@@ -122,6 +127,7 @@ export const fakeExchangeCommand = (runner: string) =>
           seed: flags.seed,
           funding: flags.funding,
           spot: flags.spot,
+          linked: flags.linked,
           startMillis: now - flags.days * day,
           endMillis: now,
           sameMillisecondGroup: Option.match(flags.sameMsEvery, {

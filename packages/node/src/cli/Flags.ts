@@ -147,16 +147,31 @@ export const bizType = Options.text("biz-type").pipe(
 )
 
 /**
- * `--format ndjson|csv`.
+ * `--format ndjson|csv|koinly|cointracking|bittytax`.
  *
  * @since 0.1.0
  * @category flags
  */
 export const format = Options.text("format").pipe(
-  Options.withPseudoName("ndjson|csv"),
-  Options.withSchema(oneOf("format", ["ndjson", "csv"] as const)),
-  Options.withDescription("ndjson: one raw record a line; csv: a header row and one row a bill (default: ndjson)"),
+  Options.withPseudoName("ndjson|csv|koinly|cointracking|bittytax"),
+  Options.withSchema(oneOf("format", ["ndjson", "csv", "koinly", "cointracking", "bittytax"] as const)),
+  Options.withDescription(
+    "ndjson: one raw record a line; csv: a header row and one row a bill; koinly, cointracking, bittytax: the tax tool's import file, trades paired and internal transfers left out (default: ndjson)"
+  ),
   Options.withDefault("ndjson" as const)
+)
+
+/**
+ * `--strict`: with a tax tool's format, a leg that cannot be paired or a business type we do
+ * not know is an error (exit code 5) instead of a single-sided row.
+ *
+ * @since 0.2.0
+ * @category flags
+ */
+export const strict = Options.boolean("strict").pipe(
+  Options.withDescription(
+    "with --format koinly|cointracking|bittytax: fail (exit code 5, nothing written) if any bill can be written only single-sided"
+  )
 )
 
 /**

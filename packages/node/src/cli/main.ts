@@ -4,7 +4,7 @@
  * Exit codes: 0 done, 1 failed (the exchange, the network, the output, the environment),
  * 2 bad flags or values (nothing was sent), 3 an audit found a broken chain, 4 a read from a store
  * that holds part of the history (a sync of it is unfinished; `--partial` reads it anyway),
- * 130 interrupted.
+ * 5 `--strict` met bills a tax tool's file could write only single-sided, 130 interrupted.
  *
  * @since 0.1.0
  */
@@ -33,7 +33,7 @@ import { syncCommand } from "./SyncCommand.js"
  * @since 0.1.0
  * @category constants
  */
-export const ExitCode = { ok: 0, failed: 1, usage: 2, broken: 3, incomplete: 4, interrupted: 130 } as const
+export const ExitCode = { ok: 0, failed: 1, usage: 2, broken: 3, incomplete: 4, flagged: 5, interrupted: 130 } as const
 
 /**
  * `bills fleet …` for the help only: `main` hands every `bills fleet` command line to
@@ -144,7 +144,9 @@ export const main = (argv: ReadonlyArray<string>): Effect.Effect<number> => {
               ? ExitCode.broken
               : error._tag === "StoreIncomplete"
                 ? ExitCode.incomplete
-                : ExitCode.failed
+                : error._tag === "FlaggedEvents"
+                  ? ExitCode.flagged
+                  : ExitCode.failed
         return Effect.flatMap(Clock.currentTimeMillis, (now) => report(describeFailure(error, now), code))
       }),
       Effect.catchAllDefect((defect) => report(`internal error: ${String(defect)}`, ExitCode.failed)),
