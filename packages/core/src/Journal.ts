@@ -179,6 +179,18 @@ const namesFor = (format: JournalFormat, given: AccountNames): Effect.Effect<Nam
   })
 
 /**
+ * Checks account names against `format`'s rules (and that no two roles share a name), so a
+ * command can refuse a bad mapping before it fetches anything.
+ *
+ * @since 0.2.0
+ * @category utils
+ */
+export const checkAccountNames = (
+  format: JournalFormat,
+  names: AccountNames
+): Effect.Effect<void, InvalidAccountName> => Effect.asVoid(namesFor(format, names))
+
+/**
  * Writes the events as a journal for `format`. Fails only on an account name the tool would not
  * accept.
  *

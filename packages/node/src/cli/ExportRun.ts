@@ -5,6 +5,7 @@
  *
  * @since 0.1.0
  */
+import type { BillsApi, Journal } from "@account-bills/core"
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import * as HttpClient from "@effect/platform/HttpClient"
 import * as Effect from "effect/Effect"
@@ -12,10 +13,11 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
 import { NodeBillsApi } from "../NodeBillsApi.js"
-import type { Account } from "./BillFormat.js"
+import type { Account, ExportAccount } from "./BillFormat.js"
 import { exportBills } from "./ExportBills.js"
-import { type ExportFlags, validateExportFlags, validateTaxFlags } from "./ExportFlags.js"
+import { type ExportFlags, validateExportFlags, validateJournalFlags, validateTaxFlags } from "./ExportFlags.js"
 import { warnAboveRateLimit } from "./Flags.js"
+import { isJournalFormat, journalExport } from "./JournalExport.js"
 import { importStore } from "./StoreModule.js"
 import { isTaxFormat, type TaxFormat, taxExport } from "./TaxExport.js"
 
@@ -59,40 +61,46 @@ export const runExport = (parsed: ExportFlags) => {
   const format = parsed.format
   return isTaxFormat(format)
     ? Effect.asVoid(runTaxExport(parsed, format))
-    : Effect.gen(function* () {
-        const { request, maxRps } = yield* validateExportFlags({ ...parsed, format })
-        if (Option.isSome(parsed.db)) {
-          const { describeCoverage, fromStore } = yield* importStore("export --db", () => import("./FromStore.js"))
-          return yield* fromStore(parsed.db.value, {
-            kinds: request.account === "all" ? ["funding", "spot"] : [request.account],
-            window: { from: request.from, to: request.to },
-            partial: parsed.partial,
-            label: Option.getOrUndefined(parsed.label)
-          })((coverage) =>
-            Effect.zipRight(
-              // Standard output is the bills; what the store holds goes to stderr, one line per kind.
-              Effect.sync(() => {
-                for (const kind of coverage) process.stderr.write(`${describeCoverage(kind)}\n`)
-              }),
-              exportBills(request, { live: false, requests: () => Effect.succeed(0) })
+    : isJournalFormat(format)
+      ? Effect.asVoid(runJournalExport(parsed, format))
+      : Effect.gen(function* () {
+          const { request, maxRps } = yield* validateExportFlags({ ...parsed, format })
+          if (Option.isSome(parsed.db)) {
+            const { describeCoverage, fromStore } = yield* importStore("export --db", () => import("./FromStore.js"))
+            return yield* fromStore(parsed.db.value, {
+              kinds: request.account === "all" ? ["funding", "spot"] : [request.account],
+              window: { from: request.from, to: request.to },
+              partial: parsed.partial,
+              label: Option.getOrUndefined(parsed.label)
+            })((coverage) =>
+              Effect.zipRight(
+                // Standard output is the bills; what the store holds goes to stderr, one line per kind.
+                Effect.sync(() => {
+                  for (const kind of coverage) process.stderr.write(`${describeCoverage(kind)}\n`)
+                }),
+                exportBills(request, { live: false, requests: () => Effect.succeed(0) })
+              )
             )
+          }
+          yield* warnAboveRateLimit(maxRps)
+          const http = yield* countingUndici
+          yield* exportBills(request, { live: process.stderr.isTTY === true, requests: http.requestsOf }).pipe(
+            Effect.provide(NodeBillsApi.layerConfig({ rateLimit: { limit: maxRps }, httpClient: http.layer }))
           )
-        }
-        yield* warnAboveRateLimit(maxRps)
-        const http = yield* countingUndici
-        yield* exportBills(request, { live: process.stderr.isTTY === true, requests: http.requestsOf }).pipe(
-          Effect.provide(NodeBillsApi.layerConfig({ rateLimit: { limit: maxRps }, httpClient: http.layer }))
-        )
-      }).pipe(Effect.asVoid)
+        }).pipe(Effect.asVoid)
 }
 
 /**
- * `bills export --format koinly|cointracking|bittytax`: the events of the accounts' ledger in the
- * tool's layout, from a store (which must hold the whole window, as for any export) or live.
+ * Runs an export built on events (a tax tool's file, a journal) on the accounts' ledger: from a
+ * store (which must hold the whole window, as for any export) or live.
  */
-const runTaxExport = (parsed: ExportFlags, format: TaxFormat) =>
+const onLedger = <A, E>(
+  parsed: ExportFlags,
+  request: { readonly account: ExportAccount; readonly from?: number | undefined; readonly to?: number | undefined },
+  maxRps: number,
+  run: Effect.Effect<A, E, BillsApi>
+) =>
   Effect.gen(function* () {
-    const { maxRps, request } = yield* validateTaxFlags(parsed, format)
     if (Option.isSome(parsed.db)) {
       const { describeCoverage, fromStore } = yield* importStore("export --db", () => import("./FromStore.js"))
       return yield* fromStore(parsed.db.value, {
@@ -105,10 +113,28 @@ const runTaxExport = (parsed: ExportFlags, format: TaxFormat) =>
           Effect.sync(() => {
             for (const kind of coverage) process.stderr.write(`${describeCoverage(kind)}\n`)
           }),
-          taxExport(request)
+          run
         )
       )
     }
     yield* warnAboveRateLimit(maxRps)
-    return yield* taxExport(request).pipe(Effect.provide(NodeBillsApi.layerConfig({ rateLimit: { limit: maxRps } })))
+    return yield* run.pipe(Effect.provide(NodeBillsApi.layerConfig({ rateLimit: { limit: maxRps } })))
   })
+
+/**
+ * `bills export --format koinly|cointracking|bittytax`: the events of the accounts' ledger in the
+ * tool's layout.
+ */
+const runTaxExport = (parsed: ExportFlags, format: TaxFormat) =>
+  Effect.flatMap(validateTaxFlags(parsed, format), ({ maxRps, request }) =>
+    onLedger(parsed, request, maxRps, taxExport(request))
+  )
+
+/**
+ * `bills export --format hledger|ledger|beancount`: the events of the accounts' ledger as a
+ * journal for the tool.
+ */
+const runJournalExport = (parsed: ExportFlags, format: Journal.JournalFormat) =>
+  Effect.flatMap(validateJournalFlags(parsed, format), ({ maxRps, request }) =>
+    onLedger(parsed, request, maxRps, journalExport(request))
+  )
