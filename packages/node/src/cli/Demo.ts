@@ -21,6 +21,7 @@ import { NodeBillsApi } from "../NodeBillsApi.js"
 import { runAudit } from "./AuditRun.js"
 import type { Account } from "./BillFormat.js"
 import { plain } from "./CoinSummary.js"
+import { demoBooks } from "./DemoBooks.js"
 import { countingUndici } from "./ExportRun.js"
 import { type AccountSummary, exportBills } from "./ExportBills.js"
 
@@ -167,5 +168,6 @@ export const runDemo = (options: DemoOptions = demoDefaults) =>
     process.stdout.write(`${table(summaries)}\n`)
     process.stdout.write(`every bill exported exactly once, field for field (checked against the exchange)\n`)
     yield* keepHistory(server, credentials, path.join(outDir, "bills.sqlite"))
+    yield* demoBooks(credentials, outDir)
     return summaries
   }).pipe(Effect.scoped)

@@ -45,6 +45,8 @@ export interface JournalExportRequest {
   readonly out?: string | undefined
   readonly strict: boolean
   readonly accountNames: Journal.AccountNames
+  /** Leave out the line per suspense entry (the demo); the summary still counts them. */
+  readonly quiet?: boolean | undefined
 }
 
 const suspenseLine = (entry: Journal.SuspenseEntry): string =>
@@ -76,7 +78,7 @@ export const journalExport = (
       Effect.sync(() => {
         if (lines.length > 0) process.stderr.write(`${lines.join("\n")}\n`)
       })
-    yield* report(journal.suspense.map(suspenseLine))
+    if (request.quiet !== true) yield* report(journal.suspense.map(suspenseLine))
     if (request.strict && journal.suspense.length > 0) {
       return yield* new FlaggedEvents({ count: journal.suspense.length, format: request.format })
     }
@@ -84,7 +86,7 @@ export const journalExport = (
     yield* sink.write(journal.text)
     const bills = events.conservation.reduce((sum, coin) => sum + coin.bills, 0)
     yield* report([
-      `${request.format}: ${journal.transactions} transactions from ${bills} bills; ${journal.assertions} ${request.format === "beancount" ? "balance directives" : "balance assertions"}; ${journal.suspense.length} booked against suspense (listed above); balance changes ${events.conserved ? "conserved for every coin" : "NOT conserved"}`
+      `${request.format}: ${journal.transactions} transactions from ${bills} bills; ${journal.assertions} ${request.format === "beancount" ? "balance directives" : "balance assertions"}; ${journal.suspense.length} booked against suspense${request.quiet === true ? "" : " (listed above)"}; balance changes ${events.conserved ? "conserved for every coin" : "NOT conserved"}`
     ])
     return journal
   }).pipe(Effect.scoped)
