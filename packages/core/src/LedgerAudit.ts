@@ -27,6 +27,13 @@ import type { LedgerAccount, LedgerEntry, LedgerQuery } from "./LedgerEntry.js"
 export interface AuditOptions {
   /** Most breaks kept per account and coin (all are counted); default 100. */
   readonly maxBreaks?: number | undefined
+  /**
+   * Sees every entry the audit reads, in its order: so that one read serves the audit and
+   * something else (the events of `LedgerEvents`).
+   *
+   * @since 0.2.0
+   */
+  readonly onEntry?: ((entry: LedgerEntry) => void) | undefined
 }
 
 type AnyBill = FundingBill | SpotBill
@@ -185,7 +192,16 @@ export const auditEntries = <E, R>(
 ): Effect.Effect<AuditReport, E | BillsIncomplete, R> =>
   Effect.gen(function* () {
     const auditor = makeAuditor(options.maxBreaks ?? 100)
-    yield* Stream.runForEach(entries, auditor.add)
+    const onEntry = options.onEntry
+    yield* Stream.runForEach(
+      entries,
+      onEntry === undefined
+        ? auditor.add
+        : (entry) => {
+            onEntry(entry)
+            return auditor.add(entry)
+          }
+    )
     const accounts = auditor.finish(options.accounts ?? ["funding", "spot"])
     return new AuditReport({ accounts, whole: accounts.every((account) => account.whole) })
   })

@@ -80,8 +80,9 @@ export const fromEntries = (
 ): Effect.Effect<LedgerEvents, BillsIncomplete> =>
   Effect.gen(function* () {
     const sorted = [...entries].sort(byTime)
-    const inferred = yield* inferRules(sorted)
-    const rules = { ...inferred, ...options.feeRules }
+    const given = options.feeRules ?? {}
+    const known = sorted.every((entry) => given[entry.account] !== undefined)
+    const rules = known ? given : { ...(yield* inferRules(sorted)), ...given }
     return classify(sorted, rules, options.transferWindowMillis ?? defaultTransferWindowMillis)
   })
 

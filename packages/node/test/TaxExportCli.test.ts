@@ -88,4 +88,16 @@ describe("bills export to a tax tool's file", () => {
     expect(stored.code, stored.stderr).toBe(0)
     expect(stored.stdout).toBe(live.stdout)
   })
+
+  it("bills audit reports the events: trades paired, transfers matched, every coin conserved", async () => {
+    const result = await runCli(["audit", "--account", "all"], env())
+    expect(result.code, result.stderr).toBe(0)
+    const lines = result.stdout.trimEnd().split("\n")
+    expect(lines).toContainEqual(expect.stringMatching(/^trades: [1-9]\d* paired, 0 legs unpaired$/))
+    expect(lines).toContainEqual(expect.stringMatching(/^transfers: [1-9]\d* matched, \d+ legs? unmatched/))
+    const conservation = lines.filter((line) => line.startsWith("events of "))
+    expect(conservation.length).toBeGreaterThan(0)
+    expect(conservation.every((line) => /: conserve the bills' balance change -?[\d.]+$/.test(line))).toBe(true)
+    expect(lines[lines.length - 1]).toBe("whole: every chain holds")
+  })
 })

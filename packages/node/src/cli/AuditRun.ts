@@ -4,7 +4,7 @@
  *
  * @since 0.1.0
  */
-import { Ledger } from "@account-bills/core"
+import { Ledger, LedgerEvents } from "@account-bills/core"
 import * as Console from "effect/Console"
 import * as Schema from "effect/Schema"
 import * as DateTime from "effect/DateTime"
@@ -105,6 +105,49 @@ export const formatReport = (report: Ledger.AuditReport): ReadonlyArray<string> 
   return lines
 }
 
+/** The rule each account was read under, as the audit found it. */
+const readRules = (report: Ledger.AuditReport) => {
+  const rules: Partial<Record<Ledger.LedgerAccount, LedgerEvents.ReadRule>> = {}
+  for (const account of report.accounts) {
+    rules[account.account] = account.rule === "undetermined" ? "delta-includes-fees" : account.rule
+  }
+  return rules
+}
+
+/** Most bill ids listed per line of the events report. */
+const maxIds = 20
+
+const idList = (events: ReadonlyArray<LedgerEvents.LedgerEvent>): string => {
+  const ids = events.flatMap((event) => event.entries.map((entry) => `${entry.account}:${entry.bill.billId}`))
+  return ids.length <= maxIds ? ids.join(" ") : `${ids.slice(0, maxIds).join(" ")} ... and ${ids.length - maxIds} more`
+}
+
+/**
+ * The events of the audited bills as text: trades paired and legs unpaired, transfers matched
+ * and legs unmatched (with their bill ids), and per account and coin whether the events
+ * conserve the bills' balance changes.
+ *
+ * @since 0.2.0
+ * @category utils
+ */
+export const formatEvents = (result: LedgerEvents.LedgerEvents): ReadonlyArray<string> => {
+  const of = (tag: LedgerEvents.EventKind) => result.events.filter((event) => event._tag === tag)
+  const unpaired = of("Unpaired") as ReadonlyArray<LedgerEvents.Unpaired>
+  const legs = unpaired.filter((event) => event.reason !== "no-matching-transfer")
+  const unmatched = unpaired.filter((event) => event.reason === "no-matching-transfer")
+  const lines = [
+    `events: ${result.events.length} from ${result.conservation.reduce((sum, row) => sum + row.bills, 0)} bills`,
+    `trades: ${of("Trade").length} paired, ${legs.length} leg${legs.length === 1 ? "" : "s"} unpaired${legs.length === 0 ? "" : `: ${idList(legs)}`}`,
+    `transfers: ${of("InternalTransfer").length} matched, ${unmatched.length} leg${unmatched.length === 1 ? "" : "s"} unmatched${unmatched.length === 0 ? "" : `: ${idList(unmatched)}`}`
+  ]
+  for (const row of result.conservation) {
+    lines.push(
+      `events of ${row.account} ${row.coin}: ${row.conserved ? "conserve" : "DO NOT conserve"} the bills' balance change ${plain(row.billsChange)}${row.conserved ? "" : ` (events: ${plain(row.eventsChange)})`}`
+    )
+  }
+  return lines
+}
+
 /**
  * Runs the audit and prints its report; fails with `ChainBroken` when the ledger is not whole.
  * `covered`, from a store, says under the report's first line which window of each kind the
@@ -115,9 +158,27 @@ export const formatReport = (report: Ledger.AuditReport): ReadonlyArray<string> 
  */
 export const runAudit = (query: Ledger.LedgerQuery, covered: ReadonlyArray<string> = []) =>
   Effect.gen(function* () {
-    const report = yield* Ledger.audit(query)
+    // One read serves both: the chains, and the events (which need every coin to pair trades).
+    const entries: Array<Ledger.LedgerEntry> = []
+    const report = yield* Ledger.audit(
+      query,
+      query.coinId === undefined ? { onEntry: (entry) => void entries.push(entry) } : {}
+    )
     const [first, ...rest] = formatReport(report)
-    for (const line of [...(first === undefined ? [] : [first]), ...covered, ...rest]) yield* Console.log(line)
+    const verdict = rest.pop()
+    const events =
+      query.coinId === undefined
+        ? formatEvents(yield* LedgerEvents.fromEntries(entries, { feeRules: readRules(report) }))
+        : ["events: not paired with --coin-id (a trade has two coins)"]
+    for (const line of [
+      ...(first === undefined ? [] : [first]),
+      ...covered,
+      ...rest,
+      ...events,
+      ...(verdict === undefined ? [] : [verdict])
+    ]) {
+      yield* Console.log(line)
+    }
     if (!report.whole) {
       const coins = report.accounts.flatMap((account) => account.coins)
       return yield* new ChainBroken({
