@@ -6,7 +6,7 @@
  */
 import * as BigDecimal from "effect/BigDecimal"
 import * as Schema from "effect/Schema"
-import type { FundingBill, SpotBill } from "./Bill.js"
+import type { ContractBill, FundingBill, SpotBill } from "./Bill.js"
 import { LedgerAccount } from "./LedgerEntry.js"
 
 /**
@@ -63,7 +63,7 @@ export class BillRef extends Schema.Class<BillRef>("@account-bills/core/BillRef"
    *
    * @since 0.1.0
    */
-  static fromBill(bill: FundingBill | SpotBill): BillRef {
+  static fromBill(bill: FundingBill | SpotBill | ContractBill): BillRef {
     return new BillRef({
       billId: bill.billId,
       cTime: bill.cTime,
@@ -106,7 +106,8 @@ export class ChainBreak extends Schema.Class<ChainBreak>("@account-bills/core/Ch
  */
 export class CoinAudit extends Schema.Class<CoinAudit>("@account-bills/core/CoinAudit")({
   account: LedgerAccount,
-  coinId: Schema.Int,
+  /** The coin's id; the futures account names its assets and has none. */
+  coinId: Schema.optional(Schema.Int),
   coinName: Schema.String,
   bills: Schema.NonNegativeInt,
   /** Bills with non-zero fees: the evidence for the rule. */

@@ -10,7 +10,7 @@ import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import { Amount } from "./Amount.js"
 import { idPattern, millisPattern } from "./internal/grammar.js"
-import type { fundingBizTypes, spotBizTypes } from "./Operation.js"
+import type { contractIncomeTypes, fundingBizTypes, spotBizTypes } from "./Operation.js"
 
 /**
  * Epoch milliseconds as a digit string (or an integer number) decoded to `DateTime.Utc`.
@@ -148,6 +148,116 @@ export const FundingBillFromWire: Schema.Schema<FundingBill, RawRecord> = fromWi
  * @category schemas
  */
 export const SpotBillFromWire: Schema.Schema<SpotBill, RawRecord> = fromWire(SpotBill)
+
+/**
+ * One balance change of the futures account, with the field names of the other two kinds so that
+ * the ledger, events and journals read the three alike. The wire names differ by version: v3
+ * (`/capi/v3/account/income`) sends `asset`, `income`, `incomeType`, `balance`, `fillFee`, `time`;
+ * v2 (`/capi/v2/account/bills`) `coin`, `amount`, `businessType`, `balance`, `fillFee`, `ctime`.
+ * There is no coin id: the futures interface names assets. `raw` is the record as sent (an id
+ * beyond 2^53 sent as a JSON number is kept as its digit string, see `ContractBillFromWire`).
+ *
+ * @since 0.2.0
+ * @category schemas
+ */
+export class ContractBill extends Schema.Class<ContractBill>("@account-bills/core/ContractBill")({
+  billId: BillId,
+  /** The asset (v3 `asset`, v2 `coin`). */
+  coinName: Schema.String,
+  /** The contract the bill belongs to (`cmt_btcusdt`, `BTCUSDT`), when it belongs to one. */
+  symbol: Schema.optionalWith(Schema.String, { nullable: true, as: "Option" }),
+  /** v3 `incomeType`, v2 `businessType`. */
+  bizType: Schema.String,
+  /** v3 `income`, v2 `amount`: the signed change of the asset's balance. */
+  deltaAmount: Amount,
+  /** `balance`: the asset's balance after the bill. */
+  afterAmount: Amount,
+  /** `fillFee`. */
+  fees: Amount,
+  /** v3 `time`, v2 `ctime`. */
+  cTime: CTime,
+  /** Why a transfer happened, on transfers into and out of the account. */
+  transferReason: Schema.optionalWith(Schema.String, { nullable: true, as: "Option" }),
+  raw: RawRecord
+}) {
+  /**
+   * The incomeType, typed with the documented values for completion.
+   *
+   * @since 0.2.0
+   */
+  declare readonly bizType: BizTypeOf<(typeof contractIncomeTypes)[number]>
+}
+
+/** The first of `names` the record has (not undefined). */
+const pick = (raw: RawRecord, ...names: ReadonlyArray<string>): unknown => {
+  for (const name of names) if (raw[name] !== undefined) return raw[name]
+  return undefined
+}
+
+/**
+ * A number as the digits it was written with, when that is exact: the response lexer keeps every
+ * literal a JS number would not read back as written in a string, so a number here is exact.
+ */
+const exactText = (value: unknown): unknown =>
+  typeof value === "number" && Number.isFinite(value) ? String(value) : value
+
+/**
+ * A contract record as it comes over the wire, v2 or v3, to a `ContractBill` with the common
+ * names. `billId` and `time` may be JSON numbers (the docs type them as Long); an id must then be
+ * a safe integer, since a number above 2^53 has already lost digits (the client's response lexer
+ * turns such literals into strings before parsing). Amounts may be numbers for the same reason.
+ *
+ * @since 0.2.0
+ * @category schemas
+ */
+export const ContractBillFromWire: Schema.Schema<ContractBill, RawRecord> = Schema.transform(RawRecord, ContractBill, {
+  strict: false,
+  decode: (raw) => {
+    const billId = raw.billId
+    return {
+      billId: typeof billId === "number" && Number.isSafeInteger(billId) && billId >= 0 ? String(billId) : billId,
+      coinName: pick(raw, "asset", "coin"),
+      symbol: raw.symbol,
+      bizType: pick(raw, "incomeType", "businessType"),
+      deltaAmount: exactText(pick(raw, "income", "amount")),
+      afterAmount: exactText(raw.balance),
+      fees: exactText(raw.fillFee),
+      cTime: pick(raw, "time", "ctime"),
+      transferReason: raw.transferReason,
+      raw
+    }
+  },
+  encode: (encoded) => encoded.raw
+})
+
+/**
+ * One page of contract bills: the records of one answer, and on v3 whether the server holds more
+ * (`hasNextPage`) and its cursor (`nextKey`), when it sends them.
+ *
+ * @since 0.2.0
+ * @category schemas
+ */
+export class ContractBillsPage extends Schema.Class<ContractBillsPage>("@account-bills/core/ContractBillsPage")({
+  items: Schema.Array(ContractBillFromWire),
+  hasNextPage: Schema.optional(Schema.Boolean),
+  nextKey: Schema.optional(Schema.Unknown)
+}) {}
+
+/**
+ * The data of a contract answer: v2's bare list or v3's `{hasNextPage, items, nextKey?}`, both
+ * read as a `ContractBillsPage`.
+ *
+ * @since 0.2.0
+ * @category schemas
+ */
+export const ContractBillsData: Schema.Schema<ContractBillsPage, unknown> = Schema.Union(
+  Schema.transform(Schema.Array(RawRecord), ContractBillsPage, {
+    strict: false,
+    decode: (items) => ({ items }),
+    encode: (page) => page.items
+  }),
+  ContractBillsPage
+) as unknown as Schema.Schema<ContractBillsPage, unknown>
 
 /**
  * One page of funding bills.

@@ -30,6 +30,11 @@ export type ApiVersion = "v2" | "v3"
 export interface BillsConfigShape {
   /** Origin of the exchange, without a trailing slash. */
   readonly baseUrl: string
+  /**
+   * Origin of the exchange's contract (futures) interface, where `contractBills` goes; it has a
+   * host of its own. Since 0.2.0.
+   */
+  readonly contractBaseUrl: string
   /** Language tag sent in the `locale` header. */
   readonly locale: string
   /** How long one attempt may take, from sending to the whole body read. */
@@ -66,6 +71,7 @@ export type BillsConfigInput = {
 /** WEEX's spot API v2, en-US, 10 s per attempt, 5 attempts; public as `BillsConfig.defaults`. */
 const defaults: BillsConfigShape = {
   baseUrl: "https://api-spot.weex.com",
+  contractBaseUrl: "https://api-contract.weex.com",
   locale: "en-US",
   requestTimeout: Duration.seconds(10),
   maxAttempts: 5,
@@ -93,6 +99,10 @@ export class BillsConfig extends Context.Tag("@account-bills/core/BillsConfig")<
       const baseUrl = yield* Either.mapLeft(validateBaseUrl(input.baseUrl ?? defaults.baseUrl), (message) =>
         ConfigError.InvalidData(["WEEX_BASE_URL"], message)
       )
+      const contractBaseUrl = yield* Either.mapLeft(
+        validateBaseUrl(input.contractBaseUrl ?? defaults.contractBaseUrl),
+        (message) => ConfigError.InvalidData(["WEEX_CONTRACT_BASE_URL"], message)
+      )
       const maxAttempts = input.maxAttempts ?? defaults.maxAttempts
       if (!Number.isInteger(maxAttempts) || maxAttempts < 1) {
         return yield* Effect.fail(
@@ -111,6 +121,7 @@ export class BillsConfig extends Context.Tag("@account-bills/core/BillsConfig")<
       }
       return {
         baseUrl,
+        contractBaseUrl,
         locale: input.locale ?? defaults.locale,
         requestTimeout,
         maxAttempts,
@@ -125,12 +136,13 @@ export class BillsConfig extends Context.Tag("@account-bills/core/BillsConfig")<
     Layer.effect(BillsConfig, BillsConfig.make(input))
 
   /**
-   * The settings the environment gives: `WEEX_BASE_URL`, `WEEX_LOCALE` and `WEEX_API_VERSION`
-   * (`v2` or `v3`), each only when set. Every program of ours that talks to the exchange (the
+   * The settings the environment gives: `WEEX_BASE_URL`, `WEEX_CONTRACT_BASE_URL`, `WEEX_LOCALE`
+   * and `WEEX_API_VERSION` (`v2` or `v3`), each only when set. Every program of ours that talks to the exchange (the
    * `bills` commands, a fleet runner) reads them here, so they honour the same variables.
    */
   static readonly input: Config.Config<BillsConfigInput> = Config.all({
     baseUrl: Config.option(Config.nonEmptyString("WEEX_BASE_URL")),
+    contractBaseUrl: Config.option(Config.nonEmptyString("WEEX_CONTRACT_BASE_URL")),
     locale: Config.option(Config.nonEmptyString("WEEX_LOCALE")),
     apiVersion: Config.option(
       Config.nonEmptyString("WEEX_API_VERSION").pipe(
@@ -145,6 +157,7 @@ export class BillsConfig extends Context.Tag("@account-bills/core/BillsConfig")<
       (read): BillsConfigInput => ({
         ...(read.apiVersion._tag === "Some" ? { apiVersion: read.apiVersion.value } : {}),
         ...(read.baseUrl._tag === "Some" ? { baseUrl: read.baseUrl.value } : {}),
+        ...(read.contractBaseUrl._tag === "Some" ? { contractBaseUrl: read.contractBaseUrl.value } : {}),
         ...(read.locale._tag === "Some" ? { locale: read.locale.value } : {})
       })
     )

@@ -107,7 +107,9 @@ export class BillsRateLimiter extends Context.Tag("@account-bills/core/BillsRate
       )
       const windows = {
         fundingBills: slidingWindow(limit, spacing),
-        spotBills: slidingWindow(limit, spacing)
+        spotBills: slidingWindow(limit, spacing),
+        // The futures interface's own budget: weight 5 of 500 per 10 s per UID is the same 10 per second.
+        contractBills: slidingWindow(limit, spacing)
       }
       const stamps = options.arrival !== "answer"
       return BillsRateLimiter.of({

@@ -7,7 +7,7 @@
  */
 import * as Schema from "effect/Schema"
 
-const Operation = Schema.Literal("fundingBills", "spotBills", "serverTime")
+const Operation = Schema.Literal("fundingBills", "spotBills", "contractBills", "serverTime")
 
 /**
  * Parameters that break the interface's contract. Raised before anything is sent.
@@ -106,7 +106,7 @@ export class BillsTransportError extends Schema.TaggedError<BillsTransportError>
     if (this.reason === "Timeout") return `${this.operation}: no answer from the exchange in time (${this.description})`
     const url = /\((?:GET|POST) ([^)\s]+)\)/.exec(this.description)?.[1]
     const origin = url === undefined || !URL.canParse(url) ? "" : ` at ${new URL(url).origin}`
-    return `${this.operation}: could not connect to the exchange${origin}: the connection was refused or dropped; check WEEX_BASE_URL and the network`
+    return `${this.operation}: could not connect to the exchange${origin}: the connection was refused or dropped; check ${this.operation === "contractBills" ? "WEEX_CONTRACT_BASE_URL" : "WEEX_BASE_URL"} and the network`
   }
 }
 

@@ -152,7 +152,11 @@ export interface JournalOptions {
   readonly accountNames?: AccountNames | undefined
 }
 
-const assetKey: Readonly<Record<EventAccount, keyof AccountNames>> = { funding: "funding", spot: "spot" }
+const assetKey: Readonly<Record<EventAccount, keyof AccountNames>> = {
+  funding: "funding",
+  spot: "spot",
+  contract: "futures"
+}
 
 /** The names to write, each checked against the tool's grammar. */
 const namesFor = (format: JournalFormat, given: AccountNames): Effect.Effect<Names, InvalidAccountName> =>

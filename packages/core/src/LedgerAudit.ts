@@ -11,12 +11,14 @@ import * as Effect from "effect/Effect"
 import * as Ref from "effect/Ref"
 import * as Stream from "effect/Stream"
 import { AccountAudit, AuditReport, BillRef, ChainBreak, CoinAudit, type FeeRule } from "./AuditReport.js"
-import type { FundingBill, SpotBill } from "./Bill.js"
+import type { ContractBill, FundingBill, SpotBill } from "./Bill.js"
+import { BillKind } from "./BillKind.js"
 import { BillsApi, type BillsApiShape } from "./BillsApi.js"
 import { BillsIncomplete } from "./Errors.js"
 import { balanceBefore, type Direction, type FeeRuleName, feeRuleNames, makeChain } from "./internal/ledgerChain.js"
 import { merged, resolveWindow, type Window } from "./internal/ledgerWindow.js"
 import type { LedgerAccount, LedgerEntry, LedgerQuery } from "./LedgerEntry.js"
+import { operationOf } from "./Operation.js"
 
 /**
  * Options of an audit.
@@ -36,11 +38,14 @@ export interface AuditOptions {
   readonly onEntry?: ((entry: LedgerEntry) => void) | undefined
 }
 
-type AnyBill = FundingBill | SpotBill
+type AnyBill = FundingBill | SpotBill | ContractBill
+
+/** The coin id of a funding or spot bill; the futures account names its assets and has none. */
+const coinIdOf = (bill: AnyBill): number | undefined => ("coinId" in bill ? bill.coinId : undefined)
 
 interface CoinTrack {
   readonly account: LedgerAccount
-  readonly coinId: number
+  readonly coinId: number | undefined
   readonly coinName: string
   bills: number
   feeBills: number
@@ -68,13 +73,15 @@ const makeAuditor = (maxBreaks: number) => {
 
   const add = (entry: LedgerEntry): Effect.Effect<void, BillsIncomplete> => {
     const bill = entry.bill
-    const key = `${entry.account}:${bill.coinId}`
+    const coinId = coinIdOf(bill)
+    // The futures account's chains run per asset, by name.
+    const key = `${entry.account}:${coinId ?? bill.coinName}`
     const t = DateTime.toEpochMillis(bill.cTime)
     let track = tracks.get(key)
     if (track === undefined) {
       track = {
         account: entry.account,
-        coinId: bill.coinId,
+        coinId,
         coinName: bill.coinName,
         bills: 0,
         feeBills: 0,
@@ -90,9 +97,9 @@ const makeAuditor = (maxBreaks: number) => {
       if (track.direction !== undefined && track.direction !== seen) {
         return Effect.fail(
           new BillsIncomplete({
-            operation: entry.account === "funding" ? "fundingBills" : "spotBills",
+            operation: operationOf[entry.account],
             millisecond: t,
-            description: `the bills of coin ${bill.coinId} are not in time order (a bill at ${t} came after one at ${track.groupMillis}), so their chain cannot be walked`
+            description: `the bills of coin ${coinId ?? bill.coinName} are not in time order (a bill at ${t} came after one at ${track.groupMillis}), so their chain cannot be walked`
           })
         )
       }
@@ -151,7 +158,7 @@ const makeAuditor = (maxBreaks: number) => {
             .sort((a, b) => DateTime.toEpochMillis(a.earlier.cTime) - DateTime.toEpochMillis(b.earlier.cTime))
           return new CoinAudit({
             account,
-            coinId: track.coinId,
+            ...(track.coinId === undefined ? {} : { coinId: track.coinId }),
             coinName: track.coinName,
             bills: track.bills,
             feeBills: track.feeBills,
@@ -165,7 +172,7 @@ const makeAuditor = (maxBreaks: number) => {
             breaks
           })
         })
-        .sort((a, b) => a.coinId - b.coinId)
+        .sort((a, b) => (a.coinId ?? 0) - (b.coinId ?? 0) || a.coinName.localeCompare(b.coinName))
       return new AccountAudit({
         account,
         bills: coins.reduce((sum, coin) => sum + coin.bills, 0),
@@ -181,7 +188,7 @@ const makeAuditor = (maxBreaks: number) => {
 /**
  * Audits entries from any source (an export read back, a test fixture): they must come in
  * time order, oldest first or newest first, as `stream` gives them. Accounts are reported in
- * the order given (default: both).
+ * the order given (default: all three).
  *
  * @since 0.1.0
  * @category utils
@@ -202,7 +209,7 @@ export const auditEntries = <E, R>(
             return auditor.add(entry)
           }
     )
-    const accounts = auditor.finish(options.accounts ?? ["funding", "spot"])
+    const accounts = auditor.finish(options.accounts ?? BillKind.literals)
     return new AuditReport({ accounts, whole: accounts.every((account) => account.whole) })
   })
 

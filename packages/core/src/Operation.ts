@@ -5,13 +5,27 @@
  * @since 0.1.0
  */
 
+import type { BillKind } from "./BillKind.js"
+
 /**
  * Name of one operation; rate limits and error messages are keyed by it.
  *
  * @since 0.1.0
  * @category models
  */
-export type OperationName = "fundingBills" | "spotBills"
+export type OperationName = "fundingBills" | "spotBills" | "contractBills"
+
+/**
+ * The operation that lists each account's bills.
+ *
+ * @since 0.2.0
+ * @category constants
+ */
+export const operationOf: Readonly<Record<BillKind, OperationName>> = {
+  funding: "fundingBills",
+  spot: "spotBills",
+  contract: "contractBills"
+}
 
 /**
  * bizType filter values the funding operation accepts.
@@ -46,6 +60,56 @@ export const spotBizTypes = [
   "order_fill_fee_income",
   "order_liquidate_fee_income"
 ] as const
+
+/**
+ * incomeType (v3) / businessType (v2) values the contract operation documents. The filter is
+ * sent as given (the docs' list has grown between versions, so an unlisted value is not refused);
+ * records with values beyond these are kept as they are. Source: the docs' GetContractBills page
+ * (see docs/internals/futures-account.md).
+ *
+ * @since 0.2.0
+ * @category constants
+ */
+export const contractIncomeTypes = [
+  "deposit",
+  "withdraw",
+  "transfer_in",
+  "transfer_out",
+  "open_long",
+  "open_short",
+  "close_long",
+  "close_short",
+  "force_close_long",
+  "force_close_short",
+  "funding_fee",
+  "trading_fee",
+  "realized_pnl",
+  "position_funding",
+  "margin_move_in",
+  "margin_move_out",
+  "liquidation_fee",
+  "adl_close_long",
+  "adl_close_short",
+  "bonus",
+  "airdrop"
+] as const
+
+/**
+ * An incomeType the contract operation documents.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type ContractIncomeType = (typeof contractIncomeTypes)[number]
+
+/**
+ * The widest window, end minus start in ms, the contract operation accepts: 100 days (ccxt's
+ * weex `fetchLedger`: "the time range between startTime and endTime must not exceed 100 days").
+ *
+ * @since 0.2.0
+ * @category constants
+ */
+export const contractMaxSpanMillis = 100 * 24 * 60 * 60 * 1000
 
 /**
  * A bizType the funding operation accepts as a filter.

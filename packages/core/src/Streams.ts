@@ -20,8 +20,9 @@
  */
 import type * as DateTime from "effect/DateTime"
 import * as Schema from "effect/Schema"
-import type { FundingBill, SpotBill } from "./Bill.js"
-import { FundingBillsParams, SpotBillsParams, type TimeInput } from "./Params.js"
+import * as Struct from "effect/Struct"
+import type { ContractBill, FundingBill, SpotBill } from "./Bill.js"
+import { ContractBillsParams, FundingBillsParams, SpotBillsParams, type TimeInput } from "./Params.js"
 
 /**
  * The fields both stream queries share: the window, the coin, and how many requests the walk
@@ -72,6 +73,25 @@ export interface SpotBillsQuery extends StreamQuery {
    * taken from the cursor); those given must match it.
    */
   readonly cursor?: SpotCursor | undefined
+}
+
+/**
+ * What `streamContractBills` / `streamContractPages` list: the futures account's bills of the
+ * window, optionally of one asset, contract or incomeType. The window may be as long as the
+ * history: the walk asks in slices of at most 100 days, the widest the interface accepts.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface ContractBillsQuery extends Omit<StreamQuery, "coinId"> {
+  readonly asset?: ContractBillsParams["asset"]
+  readonly symbol?: ContractBillsParams["symbol"]
+  readonly incomeType?: ContractBillsParams["incomeType"]
+  /**
+   * Continue after the page this cursor came with. The other fields may be left out (they are
+   * taken from the cursor); those given must match it.
+   */
+  readonly cursor?: ContractCursor | undefined
 }
 
 /**
@@ -166,6 +186,43 @@ export class SpotCursor extends Schema.Class<SpotCursor>("@account-bills/core/Sp
   /** Nothing is left to read. */
   done: Schema.Boolean
 }) {}
+
+/**
+ * Where a contract walk stands after a page: the spot walk's state (the contract operation is
+ * the same shape: time bounds and a limit) with the contract's filters. Pass it back as
+ * `cursor` to continue exactly there.
+ *
+ * @since 0.2.0
+ * @category schemas
+ */
+export class ContractCursor extends Schema.Class<ContractCursor>("@account-bills/core/ContractCursor")({
+  ...Struct.omit(SpotCursor.fields, "coinId", "bizType"),
+  asset: ContractBillsParams.from.fields.asset,
+  symbol: ContractBillsParams.from.fields.symbol,
+  incomeType: ContractBillsParams.from.fields.incomeType
+}) {}
+
+/**
+ * One request of a contract walk.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface ContractPage {
+  /** The bills of this response not emitted before, in the server's order. */
+  readonly bills: ReadonlyArray<ContractBill>
+  /** Records in the response, repeats and bills outside the window included. */
+  readonly received: number
+  /** Requests of this walk so far, this one included (counted across resumes). */
+  readonly requests: number
+  /** Continue from here: no bill of this page or before comes again. */
+  readonly cursor: ContractCursor
+  /**
+   * The earliest time the exchange serves, on every page after the walk clipped its window to
+   * the exchange's history horizon; bills before it are not in the stream.
+   */
+  readonly servedFrom?: DateTime.Utc | undefined
+}
 
 /**
  * One request of a funding walk.

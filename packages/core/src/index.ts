@@ -20,6 +20,10 @@ export * as Amount from "./Amount.js"
 export {
   BillId,
   type BizTypeOf,
+  ContractBill,
+  ContractBillFromWire,
+  ContractBillsData,
+  ContractBillsPage,
   CTime,
   FundingBill,
   FundingBillFromWire,
@@ -62,7 +66,7 @@ export {
   InvalidParams
 } from "./Errors.js"
 /**
- * The ledger of both accounts and its audit.
+ * The ledger of the three accounts and its audit.
  *
  * @since 0.1.0
  * @category modules
@@ -84,21 +88,27 @@ export * as Journal from "./Journal.js"
  */
 export * as LedgerEvents from "./LedgerEvents.js"
 export {
+  type ContractIncomeType,
+  contractIncomeTypes,
+  contractMaxSpanMillis,
   type FundingBizType,
   fundingBizTypes,
   isFundingBizType,
   isSpotBizType,
   maxPageSize,
   type OperationName,
+  operationOf,
   type SpotBizType,
   spotBizTypes
 } from "./Operation.js"
 export { ListOrder } from "./ListOrder.js"
 export {
+  ContractBillsParams,
   FundingBillsParams,
   SpotBillsParams,
   TimeBound,
   type TimeInput,
+  type ValidContractBillsParams,
   type ValidFundingBillsParams,
   type ValidSpotBillsParams
 } from "./Params.js"
@@ -118,6 +128,9 @@ export * as TaxFiles from "./TaxFiles.js"
 export * as Signature from "./Signature.js"
 export { type Credentials, credentialsConfig, type RequestToSign, Signer, type SignerShape } from "./Signer.js"
 export {
+  type ContractBillsQuery,
+  ContractCursor,
+  type ContractPage,
   defaultConcurrency,
   FundingCursor,
   type FundingBillsQuery,

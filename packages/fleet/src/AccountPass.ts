@@ -121,7 +121,7 @@ export const run = Effect.fn("AccountPass.run")(function* (
   options: PassOptions
 ) {
   const budget = yield* AddressBudget
-  const sent: Record<OperationName, number> = { fundingBills: 0, spotBills: 0 }
+  const sent: Record<OperationName, number> = { fundingBills: 0, spotBills: 0, contractBills: 0 }
   const shared = limiter(perKey, budget)
   // Counted once the permits are granted, as the request leaves.
   const counting = BillsRateLimiter.of({

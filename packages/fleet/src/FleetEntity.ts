@@ -31,7 +31,8 @@ export class PassRequest extends Schema.Class<PassRequest>("@account-bills/fleet
    * The kinds this pass walks; both when absent. A pass that goes on with walks stopped at the
    * page bound walks only those: a kind already current would spend a request to find nothing.
    */
-  kinds: Schema.optional(Schema.Array(BillKind))
+  // The kinds a store keeps (core's futures account is not kept yet).
+  kinds: Schema.optional(Schema.Array(BillKind.pipe(Schema.pickLiteral("funding", "spot"))))
 }) {
   /**
    * The pass's time, its key: two requests of a pass at the same instant are one.

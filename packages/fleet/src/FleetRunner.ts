@@ -7,8 +7,8 @@
  *
  * @since 0.1.0
  */
-import { type BillKind, BillsRateLimiter, type BillsConfigInput } from "@account-bills/core"
-import type { StoreError } from "@account-bills/store"
+import { BillsRateLimiter, type BillsConfigInput } from "@account-bills/core"
+import type { BillKind as StoreBillKind, StoreError } from "@account-bills/store"
 import * as Entity from "@effect/cluster/Entity"
 import type * as ShardingConfig from "@effect/cluster/ShardingConfig"
 import * as Singleton from "@effect/cluster/Singleton"
@@ -176,7 +176,7 @@ const entityLayer = (options: FleetRunnerOptions, egress: ReadonlyArray<Egress.E
       // Passes refused for the account's credentials in a row: the next waits longer each time.
       let refusals = 0
 
-      const schedule = (after: number, at: number, kinds?: ReadonlyArray<BillKind>) =>
+      const schedule = (after: number, at: number, kinds?: ReadonlyArray<StoreBillKind>) =>
         Effect.gen(function* () {
           // One chain of passes per account: another pending pass (the reconciler's) takes over.
           const pending = yield* sql<{ readonly n: number | string }>`

@@ -26,7 +26,7 @@ import { explainMissing } from "./internal/environment.js"
  * @category models
  */
 export interface NodeBillsApiOptions {
-  /** Settings on top of `WEEX_BASE_URL`, `WEEX_LOCALE` and `WEEX_API_VERSION`. */
+  /** Settings on top of `WEEX_BASE_URL`, `WEEX_CONTRACT_BASE_URL`, `WEEX_LOCALE` and `WEEX_API_VERSION`. */
   readonly config?: BillsConfigInput
   /** The rate limit; 10 requests per second per operation by default. */
   readonly rateLimit?: RateLimitOptions
@@ -56,7 +56,7 @@ export const NodeBillsApi = {
   /**
    * Builds everything from the environment: `WEEX_API_KEY`, `WEEX_API_SECRET`,
    * `WEEX_API_PASSPHRASE`, `WEEX_BASE_URL` (https, or http to a loopback host only),
-   * `WEEX_LOCALE` and `WEEX_API_VERSION` (`v2`, the default, or `v3`), over undici. A missing
+   * `WEEX_CONTRACT_BASE_URL` (the futures interface's host, the same rule), `WEEX_LOCALE` and `WEEX_API_VERSION` (`v2`, the default, or `v3`), over undici. A missing
    * variable fails with a `ConfigError` that names it and says what it is.
    */
   layerConfig: (options: NodeBillsApiOptions = {}): Layer.Layer<BillsApi, ConfigError.ConfigError> =>

@@ -24,12 +24,13 @@ import type {
 } from "./StoreErrors.js"
 
 /**
- * The two accounts of the exchange whose bills a store keeps: core's `BillKind`, one name for it.
+ * The accounts of the exchange whose bills a store keeps: core's `BillKind` but the futures
+ * account (`"contract"`, which core reads since 0.2.0 and the store does not keep yet).
  *
  * @since 0.1.0
  * @category models
  */
-export type BillKind = CoreBillKind
+export type BillKind = Exclude<CoreBillKind, "contract">
 
 /**
  * The order the exchange lists bills in, as the sync saw it (core's `ListOrder`); reads from the

@@ -104,7 +104,9 @@ export const makeAttempt =
     const attempt = Effect.gen(function* () {
       const path = wire.operationPath[operation]
       const headers = yield* signer.headers({ method: "POST", path, query: "", body })
-      const request = HttpClientRequest.post(config.baseUrl + path).pipe(
+      // The contract interface has a host of its own.
+      const base = operation === "contractBills" ? config.contractBaseUrl : config.baseUrl
+      const request = HttpClientRequest.post(base + path).pipe(
         HttpClientRequest.setHeaders({ ...headers, locale: config.locale }),
         HttpClientRequest.bodyText(body, "application/json")
       )

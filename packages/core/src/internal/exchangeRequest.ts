@@ -29,6 +29,8 @@ export interface ExchangeRequest {
   readonly request: (operation: OperationName, body: string) => Effect.Effect<unknown, BillsError>
   /** Measures the exchange's clock, sets the signer's offset to it, and returns the offset. */
   readonly syncClock: Effect.Effect<number, BillsError>
+  /** The interface version the calls speak. */
+  readonly version: ApiVersion
   /** Decodes an answer's payload with the operation's schema, naming fields as the version's wire does. */
   readonly decode: <A, I>(
     operation: CallName,
@@ -57,6 +59,7 @@ export const makeExchangeRequest: Effect.Effect<
   return {
     request: (operation, body) => retryExchangeCall(attempt(operation, body), config, { clock: repair, waits }),
     syncClock,
+    version: config.apiVersion,
     decode: wire.decode
   }
 })

@@ -1,9 +1,9 @@
 /**
- * A lazy merge of two time-ordered streams into one.
+ * A lazy merge of time-ordered streams (the ledger's accounts) into one.
  *
  * The streams come in the exchange's order, which the interface leaves open: oldest first or
  * newest first. The merge learns the direction from the data (the first two different times
- * either side shows) and then always emits the head that comes first in it. Until then it holds
+ * any side shows) and then always emits the head that comes first in it. Until then it holds
  * at most one millisecond's run of bills per side, the least it needs to see the direction. Every
  * emitted bill is checked against the one before, so the output is in time order or the stream
  * fails: a side that goes back and forth cannot be merged without holding all of it.
@@ -41,21 +41,19 @@ const outOfOrder = (operation: OperationName, previous: number, next: number, di
   })
 
 /**
- * Merges `left` and `right`, both in time order (the same direction, either one), into one
- * stream in that order; at equal times `left` comes first. Pulls only as far as it must.
+ * Merges `sides`, each in time order (the same direction, either one), into one stream in that
+ * order; at equal times the side given first comes first. Pulls only as far as it must.
  */
 export const mergeByTime = <A extends object, E, R>(
-  left: MergeSide<A, E, R>,
-  right: MergeSide<A, E, R>,
+  sides: ReadonlyArray<MergeSide<A, E, R>>,
   millisOf: (a: A) => number
 ): Stream.Stream<A, E | BillsIncomplete, R> =>
   Stream.unwrapScoped(
     Effect.gen(function* () {
-      const sides: ReadonlyArray<SideState<A, E, R>> = [
-        { operation: left.operation, pull: yield* Stream.toPull(left.stream), buffer: [], done: false },
-        { operation: right.operation, pull: yield* Stream.toPull(right.stream), buffer: [], done: false }
-      ]
-      const [l, r] = sides as [SideState<A, E, R>, SideState<A, E, R>]
+      const states: Array<SideState<A, E, R>> = []
+      for (const side of sides) {
+        states.push({ operation: side.operation, pull: yield* Stream.toPull(side.stream), buffer: [], done: false })
+      }
       let direction: Direction | undefined
       let lastMillis: number | undefined
 
@@ -118,20 +116,27 @@ export const mergeByTime = <A extends object, E, R>(
 
       /** The next bill, or none at the end. */
       const step: Effect.Effect<Option.Option<A>, E | BillsIncomplete, R> = Effect.gen(function* () {
-        const a = yield* head(l)
-        const b = yield* head(r)
-        if (a === undefined && b === undefined) return Option.none()
-        if (b === undefined) return yield* emit(l)
-        if (a === undefined) return yield* emit(r)
-        const ta = millisOf(a)
-        const tb = millisOf(b)
-        if (ta === tb) return yield* emit(l)
-        if (direction === undefined) {
-          // Neither side shows a direction only when each holds one millisecond: then any is right.
-          direction = (yield* reveal(l)) ?? (yield* reveal(r)) ?? "ascending"
+        const heads: Array<readonly [SideState<A, E, R>, number]> = []
+        for (const side of states) {
+          const a = yield* head(side)
+          if (a !== undefined) heads.push([side, millisOf(a)])
         }
-        const leftFirst = direction === "ascending" ? ta < tb : ta > tb
-        return yield* emit(leftFirst ? l : r)
+        if (heads.length === 0) return Option.none()
+        const times = new Set(heads.map(([, t]) => t))
+        if (times.size > 1 && direction === undefined) {
+          // No side shows a direction only when each holds one millisecond: then any is right.
+          for (const [side] of heads) {
+            direction = yield* reveal(side)
+            if (direction !== undefined) break
+          }
+          direction = direction ?? "ascending"
+        }
+        // The first side (in the order given) whose head comes first in the direction.
+        let best = heads[0] as readonly [SideState<A, E, R>, number]
+        for (const candidate of heads) {
+          if (direction === "descending" ? candidate[1] > best[1] : candidate[1] < best[1]) best = candidate
+        }
+        return yield* emit(best[0])
       })
 
       return Stream.repeatEffectOption(

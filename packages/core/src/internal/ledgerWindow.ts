@@ -1,5 +1,5 @@
 /**
- * The window a ledger query resolves to, and both accounts' bills in it merged in time order:
+ * The window a ledger query resolves to, and the accounts' bills in it merged in time order:
  * shared by `Ledger.stream` and `Ledger.audit`.
  */
 import * as Clock from "effect/Clock"
@@ -9,7 +9,16 @@ import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import type { BillsApiShape } from "../BillsApi.js"
 import type { BillsError } from "../Errors.js"
-import { fundingEntry, type LedgerAccount, type LedgerEntry, type LedgerQuery, spotEntry } from "../LedgerEntry.js"
+import { BillKind } from "../BillKind.js"
+import {
+  contractEntry,
+  fundingEntry,
+  type LedgerAccount,
+  type LedgerEntry,
+  type LedgerQuery,
+  spotEntry
+} from "../LedgerEntry.js"
+import { operationOf } from "../Operation.js"
 import { TimeBound } from "../Params.js"
 import type { FundingPage } from "../Streams.js"
 import { mergeByTime } from "./ledgerMerge.js"
@@ -22,21 +31,22 @@ const LedgerQuerySchema = Schema.Struct({
   from: Schema.optional(TimeBound),
   to: Schema.optional(TimeBound),
   coinId: Schema.optional(Schema.Int.pipe(Schema.positive({ message: () => "must be a positive integer" }))),
-  account: Schema.optional(Schema.Literal("funding", "spot", "all"))
+  account: Schema.optional(Schema.Union(BillKind, Schema.Literal("all")))
 }).pipe(Schema.filter((query) => startNotAfterEnd("from", "to", query.from, query.to)))
 
 export interface Window {
   readonly accounts: ReadonlyArray<LedgerAccount>
   /** As given, epoch ms. */
   readonly from: number | undefined
-  /** Pinned: both accounts are read up to the same instant. */
+  /** Pinned: every account is read up to the same instant. */
   readonly end: number
   readonly coinId: number | undefined
 }
 
 export const resolveWindow = (query: LedgerQuery): Effect.Effect<Window, BillsError> =>
   Effect.gen(function* () {
-    const operation = query.account === "spot" ? "spotBills" : "fundingBills"
+    const operation =
+      query.account === undefined || query.account === "all" ? "fundingBills" : operationOf[query.account]
     const valid = yield* validate(operation, LedgerQuerySchema, {
       from: query.from,
       to: query.to,
@@ -46,7 +56,7 @@ export const resolveWindow = (query: LedgerQuery): Effect.Effect<Window, BillsEr
     const now = yield* Clock.currentTimeMillis
     const account = valid.account ?? "all"
     return {
-      accounts: account === "all" ? ["funding", "spot"] : [account],
+      accounts: account === "all" ? BillKind.literals : [account],
       from: valid.from,
       end: Math.min(valid.to ?? now, now),
       coinId: valid.coinId
@@ -73,5 +83,18 @@ export const merged = (
   const spot: Stream.Stream<LedgerEntry, BillsError> = window.accounts.includes("spot")
     ? Stream.map(api.streamSpotBills(query), spotEntry)
     : Stream.empty
-  return mergeByTime({ operation: "fundingBills", stream: funding }, { operation: "spotBills", stream: spot }, millisOf)
+  // The futures account names its assets: a coin id filter has no counterpart there, and a
+  // ledger of one coin leaves it out rather than list every asset of it.
+  const contract: Stream.Stream<LedgerEntry, BillsError> =
+    window.accounts.includes("contract") && window.coinId === undefined
+      ? Stream.map(api.streamContractBills({ from: query.from, to: query.to }), contractEntry)
+      : Stream.empty
+  return mergeByTime(
+    [
+      { operation: "fundingBills", stream: funding },
+      { operation: "spotBills", stream: spot },
+      { operation: "contractBills", stream: contract }
+    ],
+    millisOf
+  )
 }

@@ -10,7 +10,9 @@ import type { OperationName } from "../Operation.js"
  */
 export const operationPath: Readonly<Record<OperationName, string>> = {
   fundingBills: "/api/v2/account/fundingBills",
-  spotBills: "/api/v2/account/bills"
+  spotBills: "/api/v2/account/bills",
+  // On the contract interface's own host (`BillsConfig.contractBaseUrl`).
+  contractBills: "/capi/v2/account/bills"
 }
 
 /**
@@ -37,7 +39,11 @@ export interface VersionPaths {
 export const versionPaths: Readonly<Record<ApiVersion, VersionPaths>> = {
   v2: { operationPath, serverTimePath },
   v3: {
-    operationPath: { fundingBills: "/api/v3/account/fundingBills", spotBills: "/api/v3/account/bills" },
+    operationPath: {
+      fundingBills: "/api/v3/account/fundingBills",
+      spotBills: "/api/v3/account/bills",
+      contractBills: "/capi/v3/account/income"
+    },
     serverTimePath: "/api/v3/time"
   }
 }

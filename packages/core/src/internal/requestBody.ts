@@ -1,7 +1,8 @@
 /**
  * The JSON bodies the client signs and sends, built from checked parameters.
  */
-import type { ValidFundingBillsParams, ValidSpotBillsParams } from "../Params.js"
+import type { ApiVersion } from "../BillsConfig.js"
+import type { ValidContractBillsParams, ValidFundingBillsParams, ValidSpotBillsParams } from "../Params.js"
 
 const jsonBody = (fields: ReadonlyArray<readonly [string, string | number | undefined]>): string =>
   JSON.stringify(Object.fromEntries(fields.filter(([, value]) => value !== undefined)))
@@ -31,5 +32,19 @@ export const spotBody = (params: ValidSpotBillsParams): string =>
     ["bizType", params.bizType],
     ["after", digits(params.after)],
     ["before", digits(params.before)],
+    ["limit", params.limit]
+  ])
+
+/**
+ * The JSON body text of a contract request: v3's names (`asset`, `incomeType`), or v2's (`coin`,
+ * `businessType`) on v2; time bounds as epoch-ms numbers, which the docs type as Long.
+ */
+export const contractBody = (params: ValidContractBillsParams, version: ApiVersion): string =>
+  jsonBody([
+    [version === "v2" ? "coin" : "asset", params.asset],
+    ["symbol", params.symbol],
+    [version === "v2" ? "businessType" : "incomeType", params.incomeType],
+    ["startTime", params.startTime],
+    ["endTime", params.endTime],
     ["limit", params.limit]
   ])

@@ -26,16 +26,15 @@ import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
 import * as Queue from "effect/Queue"
 import * as Stream from "effect/Stream"
-import type { SpotBill } from "../Bill.js"
 import type { BillsError } from "../Errors.js"
 import { makeSpotPlan, type Segment, type SpotPoolOptions } from "./spotPlan.js"
-import type { SpotWalkState } from "./spotWalk.js"
+import type { SpotWalkState, TimedBill } from "./spotWalk.js"
 
 /**
  * One page of the pooled walk, with the state of a single walk over everything after it.
  */
-export interface PooledPage {
-  readonly bills: ReadonlyArray<SpotBill>
+export interface PooledPage<B extends TimedBill = TimedBill> {
+  readonly bills: ReadonlyArray<B>
   readonly received: number
   /** Requests completed by the whole pool when this page was emitted. */
   readonly requests: number
@@ -48,15 +47,15 @@ export interface PooledPage {
  * segment is read), the records received, and whether a request was made (a segment the
  * exchange no longer serves ends without one).
  */
-export interface WalkPage {
-  readonly bills: ReadonlyArray<SpotBill>
+export interface WalkPage<B extends TimedBill = TimedBill> {
+  readonly bills: ReadonlyArray<B>
   readonly next: SpotWalkState | undefined
   readonly received: number
   readonly requested: boolean
 }
 
-type Item =
-  | { readonly _tag: "Page"; readonly page: Omit<PooledPage, "requests">; readonly last: boolean }
+type Item<B extends TimedBill> =
+  | { readonly _tag: "Page"; readonly page: Omit<PooledPage<B>, "requests">; readonly last: boolean }
   | { readonly _tag: "Failed"; readonly error: BillsError }
   // A walk that died (a defect): the stream fails with it rather than wait for a page forever.
   | { readonly _tag: "Died"; readonly cause: Cause.Cause<never> }
@@ -65,26 +64,26 @@ type Item =
  * The pooled walk from `start` (a walk's state after at least one page), lazily: nothing is
  * fetched until the stream is pulled. `density` is what the page before `start` measured.
  */
-export const spotPool = (
+export const spotPool = <B extends TimedBill>(
   start: SpotWalkState,
   density: number | undefined,
   options: SpotPoolOptions,
-  page: (state: SpotWalkState) => Effect.Effect<WalkPage, BillsError>
-): Stream.Stream<PooledPage, BillsError> =>
+  page: (state: SpotWalkState) => Effect.Effect<WalkPage<B>, BillsError>
+): Stream.Stream<PooledPage<B>, BillsError> =>
   Stream.unwrapScoped(
     Effect.gen(function* () {
       const plan = makeSpotPlan(start, density, options, yield* Clock.currentTimeMillis)
       const scope = yield* Effect.scope
       // Each segment's queue is made right after the plan creates the segment, in the same fiber
       // and before anything that could emit the segment before it: its queue exists when pulled.
-      const queues = new Map<Segment, Queue.Queue<Item>>()
+      const queues = new Map<Segment, Queue.Queue<Item<B>>>()
       const open = (segment: Segment | undefined) =>
         segment === undefined
           ? Effect.void
-          : Effect.map(Queue.bounded<Item>(options.bufferPages), (queue) => {
+          : Effect.map(Queue.bounded<Item<B>>(options.bufferPages), (queue) => {
               queues.set(segment, queue)
             })
-      const queueOf = (segment: Segment) => queues.get(segment) as Queue.Queue<Item>
+      const queueOf = (segment: Segment) => queues.get(segment) as Queue.Queue<Item<B>>
 
       /** Starts pending segments, first in output order, while the plan has room for them. */
       const schedule: Effect.Effect<void> = Effect.gen(function* () {
@@ -134,7 +133,7 @@ export const spotPool = (
           }
         })
 
-      const pull: Effect.Effect<PooledPage, Option.Option<BillsError>> = Effect.suspend(() => {
+      const pull: Effect.Effect<PooledPage<B>, Option.Option<BillsError>> = Effect.suspend(() => {
         const current = plan.head()
         if (current === undefined) return Effect.fail(Option.none())
         return Effect.flatMap(Queue.take(queueOf(current)), (item) => {

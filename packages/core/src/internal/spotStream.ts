@@ -1,12 +1,13 @@
 /**
- * The spot page stream: the walk of {@link spotStep} over the exchange, its first page alone,
- * then the pages after it from a pool of walks over parts of the window ({@link spotPool}).
+ * The page stream of an operation walked by time window (spot, and contract, which takes the
+ * same time bounds and limit): the walk of {@link spotStep} over the exchange, its first page
+ * alone, then the pages after it from a pool of walks over parts of the window ({@link spotPool}).
  */
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Stream from "effect/Stream"
 import type { SpotBill } from "../Bill.js"
-import type { BillsError } from "../Errors.js"
+import type { BillsError, InvalidParams } from "../Errors.js"
 import { maxPageSize } from "../Operation.js"
 import { SpotBillsParams, type ValidSpotBillsParams } from "../Params.js"
 import { type SpotBillsQuery, SpotCursor, type SpotPage } from "../Streams.js"
@@ -29,7 +30,8 @@ import {
   spotRequest,
   spotSlice,
   spotStep,
-  type SpotWalkState
+  type SpotWalkState,
+  type TimedBill
 } from "./spotWalk.js"
 import { concurrencyOf, querySchema, sequential, startWalk, walk } from "./walk.js"
 
@@ -42,51 +44,82 @@ const SpotQuery = querySchema({
 })
 
 const start = Effect.fn("BillsApi.streamSpot.start")((query: SpotBillsQuery) =>
-  startWalk("spotBills", SpotQuery, query, (valid, end) => {
-    const lo = valid.from ?? 0
-    return new SpotCursor({
-      ...valid,
-      end,
-      lo,
-      hi: end - 1,
-      inclusiveAfter: false,
-      inclusiveBefore: false,
-      order: "unknown",
-      edgeBillIds: [],
-      requests: 0,
-      done: lo >= end
-    })
-  })
+  startWalk("spotBills", SpotQuery, query, (valid, end) => new SpotCursor(freshWalk(valid.from, end, valid)))
 )
 
 /**
- * The spot page stream over `fetch`: every bill of the query exactly once, in the server's
+ * The fields of a walk's cursor before its first page, over `[from, end)`, with `filters`.
+ */
+export const freshWalk = <F extends object>(from: number | undefined, end: number, filters: F) => {
+  const lo = from ?? 0
+  return {
+    ...filters,
+    end,
+    lo,
+    hi: end - 1,
+    inclusiveAfter: false,
+    inclusiveBefore: false,
+    order: "unknown" as const,
+    edgeBillIds: [],
+    requests: 0,
+    done: lo >= end
+  }
+}
+
+/**
+ * The cursor fields every time-window walk has: the walk's state, the window, what it learned of
+ * the history rule, and its count.
+ */
+export interface WindowCursor extends SpotWalkState {
+  readonly from?: number | undefined
+  readonly end: number
+  readonly servedFrom?: number | undefined
+  readonly maxWidth?: number | undefined
+  readonly requests: number
+  readonly done: boolean
+}
+
+/**
+ * One page of a time-window walk, in the shape of the public page values.
+ */
+export interface WindowPage<B, C> {
+  readonly bills: ReadonlyArray<B>
+  readonly received: number
+  readonly requests: number
+  readonly cursor: C
+  readonly servedFrom?: ReturnType<typeof servedFromOf>
+}
+
+/**
+ * What differs between the operations walked by time window.
+ */
+export interface WindowWalkSpec<Q, C extends WindowCursor, B extends TimedBill> {
+  readonly operation: "spotBills" | "contractBills"
+  /** Where the walk starts: the query checked, its cursor or a fresh one. */
+  readonly start: (query: Q) => Effect.Effect<C, InvalidParams>
+  /** One request of the walk `cursor` stands in (its filters), over the bounds of `request`. */
+  readonly fetch: (cursor: C, request: SpotRequest, limit: number) => Effect.Effect<ReadonlyArray<B>, BillsError>
+  /** The cursor `cursor` with `fields` changed, built without checking again. */
+  readonly remake: (cursor: C, fields: Partial<WindowCursor>) => C
+  /** The widest window the operation is known to accept before any refusal, if it has a limit. */
+  readonly maxWidth?: number | undefined
+}
+
+/**
+ * The page stream of a time-window walk: every bill of the query exactly once, in the server's
  * order, each page with the cursor to resume after it.
  */
-export const spotPages =
-  (fetch: FetchSpot) =>
-  (query: SpotBillsQuery = {}): Stream.Stream<SpotPage, BillsError> => {
-    /** One request for the walk `cursor` stands in, over the part of the window `request` asks for. */
-    const fetchPage = Effect.fn("BillsApi.streamSpot.page")(function* (
-      cursor: SpotCursor,
-      request: SpotRequest,
-      limit: number
-    ) {
-      yield* Effect.annotateCurrentSpan({ ...request })
-      return yield* fetch({
-        coinId: cursor.coinId,
-        bizType: cursor.bizType,
-        after: request.after,
-        before: request.before,
-        limit
-      })
-    })
+export const windowPages =
+  <Q, C extends WindowCursor, B extends TimedBill>(spec: WindowWalkSpec<Q, C, B>) =>
+  (query: Q): Stream.Stream<WindowPage<B, C>, BillsError> => {
+    const { operation, remake } = spec
+    const fetchPage = spec.fetch
 
     /**
      * One page of a walk of `state` under the stream's history rule: the window clipped to the
      * horizon and sliced to the width, learning the rule from a refusal and trying again.
      */
-    const walkPage = (rules: RuleCell, base: SpotCursor, state: SpotWalkState): Effect.Effect<WalkPage, BillsError> =>
+    const walkPage = (rules: RuleCell, base: C, state: SpotWalkState): Effect.Effect<WalkPage<B>, BillsError> =>
       Effect.gen(function* () {
         const probe = probeBy((after, before) => fetchPage(base, { after, before }, 1))
         for (let attempt = 1; ; attempt++) {
@@ -105,29 +138,25 @@ export const spotPages =
             if (!(yield* rules.refused(rule, error, window, probe))) return yield* Effect.fail(error)
             continue
           }
-          const step = yield* spotStep(slice, request, fetched.right, maxPageSize)
+          const step = yield* spotStep(slice, request, fetched.right, maxPageSize, operation)
           return { ...spotJoin(clipped, slice, step), received: fetched.right.length, requested: true }
         }
       })
 
-    const cursorAfter = (cursor: SpotCursor, rule: HistoryRule, page: WalkPage, requests: number): SpotCursor =>
+    const cursorAfter = (cursor: C, rule: HistoryRule, page: WalkPage<B>, requests: number): C =>
       // Built from a checked cursor and the walk's own numbers: no need to check it again.
-      new SpotCursor(
-        {
-          ...cursor,
-          ...(page.next === undefined ? { done: true } : page.next),
-          ...ruleFields(rule),
-          requests
-        },
-        true
-      )
+      remake(cursor, {
+        ...(page.next === undefined ? { done: true } : page.next),
+        ...ruleFields(rule),
+        requests
+      })
 
     const spotPage = (rules: RuleCell) =>
-      Effect.fnUntraced(function* (cursor: SpotCursor) {
+      Effect.fnUntraced(function* (cursor: C) {
         const page = yield* walkPage(rules, cursor, cursor)
         const requests = cursor.requests + (page.requested ? 1 : 0)
         const next = cursorAfter(cursor, yield* rules.get, page, requests)
-        const result: SpotPage = {
+        const result: WindowPage<B, C> = {
           bills: page.bills,
           received: page.received,
           requests,
@@ -140,10 +169,10 @@ export const spotPages =
     /** Pages after the first from a pool of walks over parts of the window. */
     const pooled = (
       rules: RuleCell,
-      first: SpotPage,
-      before: SpotCursor,
+      first: WindowPage<B, C>,
+      before: C,
       concurrency: number
-    ): Stream.Stream<SpotPage, BillsError> => {
+    ): Stream.Stream<WindowPage<B, C>, BillsError> => {
       const from = first.cursor
       const density = first.received === maxPageSize ? densityOf(before, from, first.received) : undefined
       return Stream.mapEffect(
@@ -154,20 +183,16 @@ export const spotPages =
           (state) => walkPage(rules, from, state)
         ),
         (pooledPage) =>
-          Effect.map(rules.get, (rule): SpotPage => {
+          Effect.map(rules.get, (rule): WindowPage<B, C> => {
             const requests = from.requests + pooledPage.requests
-            const cursor = new SpotCursor(
-              {
-                ...from,
-                ...(pooledPage.rest ?? {}),
-                ...ruleFields(rule),
-                requests,
-                // The rest of the window may lie wholly before a horizon the walks met on the way
-                // (one that moved past a resumed cursor's): nothing of it is served, the walk is done.
-                done: pooledPage.rest === undefined || spotClip(pooledPage.rest, rule.servedFrom) === undefined
-              },
-              true
-            )
+            const cursor = remake(from, {
+              ...(pooledPage.rest ?? {}),
+              ...ruleFields(rule),
+              requests,
+              // The rest of the window may lie wholly before a horizon the walks met on the way
+              // (one that moved past a resumed cursor's): nothing of it is served, the walk is done.
+              done: pooledPage.rest === undefined || spotClip(pooledPage.rest, rule.servedFrom) === undefined
+            })
             return {
               bills: pooledPage.bills,
               received: pooledPage.received,
@@ -181,9 +206,9 @@ export const spotPages =
 
     return Stream.unwrap(
       Effect.gen(function* () {
-        const concurrency = yield* concurrencyOf("spotBills", query)
-        const begin = yield* start(query)
-        const rules = yield* makeRuleCell({ servedFrom: begin.servedFrom, maxWidth: begin.maxWidth })
+        const concurrency = yield* concurrencyOf(operation, query as { readonly concurrency?: number | undefined })
+        const begin = yield* spec.start(query)
+        const rules = yield* makeRuleCell({ servedFrom: begin.servedFrom, maxWidth: begin.maxWidth ?? spec.maxWidth })
         const page = spotPage(rules)
         return walk(Effect.succeed(begin), page, (first) =>
           concurrency === 1 ? sequential(first.cursor, page) : pooled(rules, first, begin, concurrency)
@@ -191,3 +216,27 @@ export const spotPages =
       })
     )
   }
+
+/**
+ * The spot page stream over `fetch`: every bill of the query exactly once, in the server's
+ * order, each page with the cursor to resume after it.
+ */
+export const spotPages = (fetch: FetchSpot): ((query?: SpotBillsQuery) => Stream.Stream<SpotPage, BillsError>) => {
+  const pages = windowPages<SpotBillsQuery, SpotCursor, SpotBill>({
+    operation: "spotBills",
+    start,
+    /** One request for the walk `cursor` stands in, over the part of the window `request` asks for. */
+    fetch: Effect.fn("BillsApi.streamSpot.page")(function* (cursor: SpotCursor, request: SpotRequest, limit: number) {
+      yield* Effect.annotateCurrentSpan({ ...request })
+      return yield* fetch({
+        coinId: cursor.coinId,
+        bizType: cursor.bizType,
+        after: request.after,
+        before: request.before,
+        limit
+      })
+    }),
+    remake: (cursor, fields) => new SpotCursor({ ...cursor, ...fields }, true)
+  })
+  return (query = {}) => pages(query)
+}

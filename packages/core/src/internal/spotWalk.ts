@@ -24,8 +24,17 @@
 import type { ListOrder } from "../ListOrder.js"
 import * as DateTime from "effect/DateTime"
 import * as Either from "effect/Either"
-import type { SpotBill } from "../Bill.js"
 import { BillsIncomplete } from "../Errors.js"
+import type { OperationName } from "../Operation.js"
+
+/**
+ * What the walk reads of a record: its id and its time. The spot and the contract operations
+ * are both walked by time window, with records of their own kinds.
+ */
+export interface TimedBill {
+  readonly billId: string
+  readonly cTime: DateTime.Utc
+}
 
 /**
  * The order the server lists records in, as far as the pages so far have shown it.
@@ -64,8 +73,8 @@ export interface SpotRequest {
  * What one response contributes: the bills to emit, in the server's order, and the state
  * after it (`undefined` once the window is read completely).
  */
-export interface SpotStep {
-  readonly bills: ReadonlyArray<SpotBill>
+export interface SpotStep<B extends TimedBill = TimedBill> {
+  readonly bills: ReadonlyArray<B>
   readonly next: SpotWalkState | undefined
 }
 
@@ -77,26 +86,37 @@ export const spotRequest = (state: SpotWalkState): SpotRequest => ({
   before: state.inclusiveBefore ? state.hi : state.hi + 1
 })
 
-const millisOf = (bill: SpotBill): number => DateTime.toEpochMillis(bill.cTime)
-
-const incomplete = (description: string, millisecond?: number): Either.Either<never, BillsIncomplete> =>
-  Either.left(
-    new BillsIncomplete({
-      operation: "spotBills",
-      description,
-      ...(millisecond === undefined ? {} : { millisecond })
-    })
-  )
+const millisOf = (bill: TimedBill): number => DateTime.toEpochMillis(bill.cTime)
 
 /**
  * Reads one response to `request` (made from `state`, with `limit`) and moves the walk on.
+ * `operation` names the walk in its errors.
  */
-export const spotStep = (
+export const spotStep = <B extends TimedBill>(
   state: SpotWalkState,
   request: SpotRequest,
-  received: ReadonlyArray<SpotBill>,
-  limit: number
-): Either.Either<SpotStep, BillsIncomplete> => {
+  received: ReadonlyArray<B>,
+  limit: number,
+  operation: OperationName = "spotBills"
+): Either.Either<SpotStep<B>, BillsIncomplete> => {
+  const incomplete = (description: string, millisecond?: number): Either.Either<never, BillsIncomplete> =>
+    Either.left(
+      new BillsIncomplete({
+        operation,
+        description,
+        ...(millisecond === undefined ? {} : { millisecond })
+      })
+    )
+  return stepWith(state, request, received, limit, incomplete)
+}
+
+const stepWith = <B extends TimedBill>(
+  state: SpotWalkState,
+  request: SpotRequest,
+  received: ReadonlyArray<B>,
+  limit: number,
+  incomplete: (description: string, millisecond?: number) => Either.Either<never, BillsIncomplete>
+): Either.Either<SpotStep<B>, BillsIncomplete> => {
   if (received.length > limit) {
     return incomplete(`the exchange returned ${received.length} bills for a limit of ${limit}`)
   }
@@ -129,9 +149,9 @@ export const spotStep = (
   const { lo, hi } = state
   const edgeIds = new Set(state.edgeBillIds)
   const pageIds = new Set<string>()
-  const bills: Array<SpotBill> = []
+  const bills: Array<B> = []
   for (let i = 0; i < received.length; i++) {
-    const bill = received[i] as SpotBill
+    const bill = received[i] as B
     const t = times[i] as number
     if (t < lo || t > hi) continue
     if (t === state.edgeMillisecond && edgeIds.has(bill.billId)) continue
@@ -219,7 +239,11 @@ export const spotSlice = (state: SpotWalkState, maxWidth: number | undefined): S
  * cannot be continued (what is left would be two ranges): its bills are left for the walk from
  * the start, which only the order learned here moves on.
  */
-export const spotJoin = (state: SpotWalkState, slice: SpotWalkState, step: SpotStep): SpotStep => {
+export const spotJoin = <B extends TimedBill>(
+  state: SpotWalkState,
+  slice: SpotWalkState,
+  step: SpotStep<B>
+): SpotStep<B> => {
   if (slice.lo === state.lo && slice.hi === state.hi) return step
   const atStart = slice.lo === state.lo
   if (step.next === undefined) {

@@ -34,9 +34,7 @@ const windowRule = (query: { readonly from?: number | undefined; readonly to?: n
  * The schema of a stream query's own fields (the cursor and concurrency are checked apart):
  * the window, decoded to epoch ms, whose start is not after its end, and the operation's filters.
  */
-export const querySchema = <F extends { readonly coinId: Schema.Struct.Field; readonly bizType: Schema.Struct.Field }>(
-  filters: F
-) =>
+export const querySchema = <F extends Schema.Struct.Fields>(filters: F) =>
   Schema.Struct({ from: Schema.optional(TimeBound), to: Schema.optional(TimeBound), ...filters }).pipe(
     Schema.filter(windowRule)
   )
@@ -47,20 +45,21 @@ export const querySchema = <F extends { readonly coinId: Schema.Struct.Field; re
 export interface QueryFields {
   readonly from?: number | undefined
   readonly to?: number | undefined
-  readonly coinId?: number | undefined
-  readonly bizType?: string | undefined
+  /** The operation's filters (`coinId`, `bizType`; `asset`, `symbol`, `incomeType`). */
+  readonly [filter: string]: string | number | undefined
 }
 
 /** Fields given beside a cursor must be the cursor's own, or the walk would answer another query. */
-const checkResume = (operation: OperationName, cursor: QueryFields, given: QueryFields) => {
-  for (const field of ["from", "to", "coinId", "bizType"] as const) {
+const checkResume = (operation: OperationName, cursor: object, given: QueryFields) => {
+  const remembered = cursor as Readonly<Record<string, unknown>>
+  for (const field of Object.keys(given)) {
     const value = given[field]
-    if (value !== undefined && value !== cursor[field]) {
+    if (value !== undefined && value !== remembered[field]) {
       return Effect.fail(
         new InvalidParams({
           operation,
           field: "cursor",
-          rule: `the cursor belongs to a query with ${field} ${cursor[field] ?? "unset"}, not ${value}`
+          rule: `the cursor belongs to a query with ${field} ${String(remembered[field] ?? "unset")}, not ${value}`
         })
       )
     }
@@ -72,7 +71,7 @@ const checkResume = (operation: OperationName, cursor: QueryFields, given: Query
  * Where a walk starts: the query checked, then its cursor (which must belong to it) or a fresh
  * cursor from `fresh`, given the query and the end pinned to the clock now.
  */
-export const startWalk = <Q extends QueryFields, I, C extends QueryFields>(
+export const startWalk = <Q extends QueryFields, I, C extends object>(
   operation: OperationName,
   schema: Schema.Schema<Q, I>,
   query: I & { readonly cursor?: C | undefined },

@@ -5,7 +5,7 @@
  */
 import * as DateTime from "effect/DateTime"
 import * as Effect from "effect/Effect"
-import type { FundingBill, SpotBill } from "../Bill.js"
+import type { ContractBill, FundingBill, SpotBill } from "../Bill.js"
 import { BillsIncomplete } from "../Errors.js"
 import type { OperationName } from "../Operation.js"
 
@@ -13,7 +13,7 @@ import type { OperationName } from "../Operation.js"
  * Fails with `BillsIncomplete` naming the first bill whose time lies outside `[start, end]`
  * (both ends included: the server's bound convention is unknown); passes the bills otherwise.
  */
-export const insideWindow = <B extends FundingBill | SpotBill>(
+export const insideWindow = <B extends FundingBill | SpotBill | ContractBill>(
   operation: OperationName,
   bills: ReadonlyArray<B>,
   start: number | undefined,

@@ -235,6 +235,8 @@ export interface FakeStats {
   readonly serverTimeRequests: number
   readonly fundingBills: OperationStats
   readonly spotBills: OperationStats
+  /** Since 0.2.0. */
+  readonly contractBills: OperationStats
 }
 
 /**
@@ -357,7 +359,8 @@ export const make = (options: FakeExchangeOptions = {}): Effect.Effect<FakeExcha
     const log = makeRequestLog()
     const windows: Record<OperationName, SlidingWindow.SlidingWindow> = {
       fundingBills: SlidingWindow.make(),
-      spotBills: SlidingWindow.make()
+      spotBills: SlidingWindow.make(),
+      contractBills: SlidingWindow.make()
     }
     const authenticate = makeAuthentication(credentials, key, () => behaviour.maxSkewMillis)
     const query = makeQueries(books, () => behaviour)
@@ -522,6 +525,7 @@ export const make = (options: FakeExchangeOptions = {}): Effect.Effect<FakeExcha
         log.reset()
         windows.fundingBills.clear()
         windows.spotBills.clear()
+        windows.contractBills.clear()
         faults.restore()
       })
     }

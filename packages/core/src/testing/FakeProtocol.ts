@@ -35,6 +35,7 @@
  * @since 0.1.0
  */
 import * as Data from "effect/Data"
+import type { OperationName } from "../Operation.js"
 
 /**
  * A received request, decoded just enough to be platform-free.
@@ -145,7 +146,7 @@ export const FakeFault = Data.taggedEnum<FakeFault>()
  */
 export interface ScriptedFault {
   readonly nth: number
-  readonly operation?: "fundingBills" | "spotBills" | undefined
+  readonly operation?: OperationName | undefined
   readonly fault: FakeFault
 }
 

@@ -8,12 +8,13 @@
 import type { BillKind } from "../BillKind.js"
 
 /**
- * The two accounts whose bills the interface lists: core's `BillKind`, under the kit's name.
+ * The two accounts of the spot interface (funding and spot), whose records share one layout:
+ * core's `BillKind` but the futures account, whose records are a `ContractWireBill`.
  *
  * @since 0.1.0
  * @category models
  */
-export type Account = BillKind
+export type Account = Exclude<BillKind, "contract">
 
 /**
  * A funding bill as the server sends it. `deltaAmount` is already net of `fees`:

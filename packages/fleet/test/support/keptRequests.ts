@@ -5,8 +5,8 @@
  * late (inside the overlap) and 600 fresh ones, and the passes until current again. Shared by
  * the test of issue 29 §2 and the fleet bench, which prints it beside the old default.
  */
-import { type ApiVersion, type BillKind, BillsRateLimiter } from "@account-bills/core"
-import { BillsStore } from "@account-bills/store"
+import { type ApiVersion, BillsRateLimiter } from "@account-bills/core"
+import { type BillKind, BillsStore } from "@account-bills/store"
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"

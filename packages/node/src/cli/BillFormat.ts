@@ -17,12 +17,12 @@ import * as DateTime from "effect/DateTime"
 export type ExportFormat = "ndjson" | "csv"
 
 /**
- * Accounts the exchange keeps bills for.
+ * Accounts the commands read: core's `BillKind` but the futures account, which they do not read yet.
  *
  * @since 0.1.0
  * @category models
  */
-export type Account = BillKind
+export type Account = Exclude<BillKind, "contract">
 
 /**
  * What `bills export --account` takes: one account, or both at once in one stream whose lines

@@ -51,8 +51,8 @@ const fresh = (): Counters => ({
   arrivals: 0,
   calls: 0,
   serverTimeRequests: 0,
-  operationCalls: { fundingBills: 0, spotBills: 0 },
-  stats: { fundingBills: emptyStats(), spotBills: emptyStats() }
+  operationCalls: { fundingBills: 0, spotBills: 0, contractBills: 0 },
+  stats: { fundingBills: emptyStats(), spotBills: emptyStats(), contractBills: emptyStats() }
 })
 
 /**
@@ -96,7 +96,8 @@ export const makeRequestLog = (): RequestLog => {
       requests: counters.arrivals,
       serverTimeRequests: counters.serverTimeRequests,
       fundingBills: { ...counters.stats.fundingBills },
-      spotBills: { ...counters.stats.spotBills }
+      spotBills: { ...counters.stats.spotBills },
+      contractBills: { ...counters.stats.contractBills }
     }),
     reset: () => {
       log = []
