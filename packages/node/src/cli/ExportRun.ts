@@ -13,6 +13,7 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
 import { NodeBillsApi } from "../NodeBillsApi.js"
+import { allAccounts } from "./AccountsLedger.js"
 import type { Account, ExportAccount } from "./BillFormat.js"
 import { exportBills } from "./ExportBills.js"
 import { type ExportFlags, validateExportFlags, validateJournalFlags, validateTaxFlags } from "./ExportFlags.js"
@@ -104,7 +105,7 @@ const onLedger = <A, E>(
     if (Option.isSome(parsed.db)) {
       const { describeCoverage, fromStore } = yield* importStore("export --db", () => import("./FromStore.js"))
       return yield* fromStore(parsed.db.value, {
-        kinds: request.account === "all" ? ["funding", "spot"] : [request.account],
+        kinds: request.account === "all" ? allAccounts : [request.account],
         window: { from: request.from, to: request.to },
         partial: parsed.partial,
         label: Option.getOrUndefined(parsed.label)

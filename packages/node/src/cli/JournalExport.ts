@@ -12,12 +12,12 @@ import {
   type BillsError,
   type BillsIncomplete,
   Journal,
-  Ledger,
   LedgerEvents,
   TaxFiles
 } from "@account-bills/core"
 import * as Effect from "effect/Effect"
 import type { ExportAccount } from "./BillFormat.js"
+import { accountsLedger } from "./AccountsLedger.js"
 import * as LineSink from "./LineSink.js"
 import { FlaggedEvents } from "./TaxExport.js"
 import { UsageError } from "./UsageError.js"
@@ -66,9 +66,7 @@ export const journalExport = (
   BillsApi
 > =>
   Effect.gen(function* () {
-    const events = yield* LedgerEvents.fromStream(
-      Ledger.stream({ account: request.account, from: request.from, to: request.to })
-    )
+    const events = yield* LedgerEvents.fromStream(accountsLedger(request))
     // The names were checked before anything was fetched (validateJournalFlags); a refusal here
     // would still be a usage error.
     const journal = yield* Journal.write(request.format, events, { accountNames: request.accountNames }).pipe(
