@@ -236,7 +236,7 @@ const typeNames: Readonly<Record<TaxFormat, Readonly<Record<string, string>>>> =
 }
 
 const incomeKind = (bizType: string): "airdrop" | "gain" | "income" =>
-  bizType === "airdrop_reward" ? "airdrop" : /pnl|profit|realized/i.test(bizType) ? "gain" : "income"
+  bizType === "airdrop_reward" ? "airdrop" : /pnl|profit|realized|position_close/i.test(bizType) ? "gain" : "income"
 
 /**
  * The row of an event in a tool's convention; undefined for an internal transfer (no row).

@@ -44,6 +44,12 @@ const fundingTradeTypes: ReadonlySet<string> = new Set(["buy", "sell", "c2c_buy"
 /** Undocumented business types the exchange is seen to send that plainly pay the user. */
 const incomeTypes: ReadonlySet<string> = new Set(["airdrop_reward", "rake_back_reward"])
 
+/**
+ * The kind of a futures profit, loss or funding bill (`EntryKind` "income", either sign): typed as
+ * a string so that this reads the same before and after the futures account joins `EntryKind`.
+ */
+const isIncome = (kind: string): boolean => kind === "income"
+
 const coinAmount = (coin: string, amount: BigDecimal.BigDecimal): CoinAmount => ({
   coin,
   amount: BigDecimal.normalize(amount)
@@ -149,7 +155,7 @@ export const classify = (
         amount: coinAmount(leg.coin, amount),
         fee: optionalFee(leg)
       })
-    } else if ((kind === "fee" || incomeTypes.has(bizType)) && !BigDecimal.isNegative(leg.change)) {
+    } else if ((kind === "fee" || isIncome(kind) || incomeTypes.has(bizType)) && !BigDecimal.isNegative(leg.change)) {
       emit([leg], {
         _tag: "Income",
         time: timeOf(leg),
@@ -159,7 +165,18 @@ export const classify = (
         amount: coinAmount(leg.coin, leg.change),
         bizType
       })
-    } else if (kind === "fee") {
+    } else if (isIncome(kind) && !/funding/i.test(bizType)) {
+      // A futures position closed at a loss: a loss, not a cost.
+      emit([leg], {
+        _tag: "Loss",
+        time: timeOf(leg),
+        entries: [leg.entry],
+        changes: changesOf([[account, leg.coin, leg.change]]),
+        account,
+        amount: coinAmount(leg.coin, BigDecimal.negate(leg.change)),
+        bizType
+      })
+    } else if (kind === "fee" || isIncome(kind)) {
       emit([leg], {
         _tag: "Fee",
         time: timeOf(leg),

@@ -4,10 +4,11 @@
  * rate limit, checks the exports against the exchange's own records, and prints a summary per
  * account and coin. Then keeps the history: syncs both accounts into a SQLite file, adds bills
  * on the exchange, syncs again with a handful of requests, and audits from the store offline.
+ * Ends with the files for Koinly, CoinTracking and BittyTax.
  *
  * @since 0.1.0
  */
-import type { Credentials } from "@account-bills/core"
+import { type Credentials, TaxFiles } from "@account-bills/core"
 import { FakeExchange } from "@account-bills/core/testing"
 import { StoreAccount, StoreBillsApi, StoreLayer, Sync } from "@account-bills/store"
 import * as Schema from "effect/Schema"
@@ -24,6 +25,7 @@ import { plain } from "./CoinSummary.js"
 import { demoBooks } from "./DemoBooks.js"
 import { countingUndici } from "./ExportRun.js"
 import { type AccountSummary, exportBills } from "./ExportBills.js"
+import { taxExport } from "./TaxExport.js"
 
 /**
  * An export that does not match the exchange's own records.
@@ -114,6 +116,26 @@ const keepHistory = (server: FakeExchangeServerService, credentials: Credentials
   })
 
 /**
+ * The files for the three tax tools, from an exchange that books trades as two legs and
+ * transfers with both legs (its own, so the steps above keep their bills).
+ */
+const taxFiles = (credentials: Credentials, outDir: string, seed: number) =>
+  Effect.gen(function* () {
+    const server = yield* FakeExchangeServer.make({
+      rateLimit: false,
+      generate: { seed, funding: 400, spot: 800, linked: true }
+    })
+    process.stdout.write("files for tax tools, from linked bills (trades as two legs, transfers with both):\n")
+    for (const format of TaxFiles.taxFormats) {
+      const out = path.join(outDir, `weex-${format}.csv`)
+      yield* taxExport({ format, account: "all", out, strict: false }).pipe(
+        Effect.provide(NodeBillsApi.layer(credentials, { config: { baseUrl: server.url } }))
+      )
+      process.stdout.write(`  ${format}: ${out}\n`)
+    }
+  }).pipe(Effect.scoped)
+
+/**
  * Runs the demo and returns the summaries; fails if an export differs from the exchange.
  *
  * @since 0.1.0
@@ -168,6 +190,7 @@ export const runDemo = (options: DemoOptions = demoDefaults) =>
     process.stdout.write(`${table(summaries)}\n`)
     process.stdout.write(`every bill exported exactly once, field for field (checked against the exchange)\n`)
     yield* keepHistory(server, credentials, path.join(outDir, "bills.sqlite"))
+    yield* taxFiles(credentials, outDir, options.seed)
     yield* demoBooks(credentials, outDir)
     return summaries
   }).pipe(Effect.scoped)
