@@ -43,9 +43,10 @@ import { syncBench } from "./sync.js"
 import { fleetBench } from "./fleet.js"
 import { addressBench } from "./fleetAddresses.js"
 import { keptBench } from "./fleetKept.js"
+import { journalBench } from "./journals.js"
 
 const quick = process.argv.includes("--quick")
-/** `--only <name>` runs one section: throughput, decoding, saturation, memory, far, startup, store, fleet (kept: its first-sync part alone), horizon or addresses. */
+/** `--only <name>` runs one section: throughput, decoding, saturation, memory, far, startup, store, fleet (kept: its first-sync part alone), horizon, addresses or journals. */
 const onlyAt = process.argv.indexOf("--only")
 const only = onlyAt >= 0 ? process.argv[onlyAt + 1] : undefined
 const wanted = (name: string) => only === undefined || only === name
@@ -545,6 +546,33 @@ const printTable = () => {
   for (const line of lines) console.log(render(line))
 }
 
+/** Section 13: a journal from a store costs at most twice the CSV export of the same bills, and each tool accepts it. */
+const journals = async () => {
+  const figures = await journalBench(quick ? 10_000 : 100_000)
+  results.journals = figures
+  const bills = figures.bills.toLocaleString("en")
+  row("13 journals", `export ${bills} bills from a store, --format csv`, `${figures.csvSeconds.toFixed(2)} s`)
+  for (const { format, seconds } of figures.formats) {
+    const ratio = seconds / figures.csvSeconds
+    row(
+      "13 journals",
+      `the same, --format ${format}`,
+      `${seconds.toFixed(2)} s (${ratio.toFixed(2)} x csv)`,
+      "<= 2 x csv",
+      ratio <= 2
+    )
+  }
+  for (const { ok, seconds, tool } of figures.tools) {
+    row(
+      "13 journals",
+      `${tool} on the ${bills}-bill journal`,
+      ok === undefined ? "not installed" : `${ok ? "accepted" : "REFUSED"} in ${seconds.toFixed(1)} s`,
+      "accepted",
+      ok
+    )
+  }
+}
+
 const storeSync = async () => {
   const figures = await syncBench(quick ? 2_000 : 10_000)
   results.sync = figures
@@ -763,6 +791,10 @@ const main = async () => {
     if (wanted("addresses")) {
       console.error("11. fleet on several egress addresses (runner processes, PostgreSQL and Redis) ...")
       await addresses()
+    }
+    if (wanted("journals")) {
+      console.error("13. journals from a store, checked by hledger, Ledger and Beancount ...")
+      await journals()
     }
   } catch (error) {
     failures.push(String(error))
