@@ -115,9 +115,11 @@ describe("journals checked by the tools", () => {
   }
 })
 
-const funding = (billId: string, bizType: string, delta: string, after: string, cTime: number) =>
-  Ledger.fundingEntry(
-    Schema.decodeUnknownSync(FundingBillFromWire)({
+/** One USDT bill of `account`, decoded as the exchange would send it. */
+const usdt =
+  (account: "funding" | "spot") =>
+  (billId: string, bizType: string, delta: string, after: string, cTime: number): Ledger.LedgerEntry => {
+    const raw = {
       billId,
       coinId: 1,
       coinName: "USDT",
@@ -126,23 +128,13 @@ const funding = (billId: string, bizType: string, delta: string, after: string, 
       afterAmount: after,
       fees: "0",
       cTime: String(cTime)
-    })
-  )
-const spot = (billId: string, bizType: string, delta: string, after: string, cTime: number) =>
-  Ledger.spotEntry(
-    Schema.decodeUnknownSync(SpotBillFromWire)({
-      billId,
-      coinId: 1,
-      coinName: "USDT",
-      bizType,
-      deltaAmount: delta,
-      afterAmount: after,
-      fees: "0",
-      fillSize: null,
-      fillValue: null,
-      cTime: String(cTime)
-    })
-  )
+    }
+    return account === "funding"
+      ? Ledger.fundingEntry(Schema.decodeUnknownSync(FundingBillFromWire)(raw))
+      : Ledger.spotEntry(Schema.decodeUnknownSync(SpotBillFromWire)({ ...raw, fillSize: null, fillValue: null }))
+  }
+const funding = usdt("funding")
+const spot = usdt("spot")
 
 describe("journals of windows and transfers the tools must still prove", () => {
   const t = Date.UTC(2025, 4, 31, 23, 59, 59, 500)

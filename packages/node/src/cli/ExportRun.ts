@@ -67,20 +67,11 @@ export const runExport = (parsed: ExportFlags) => {
       : Effect.gen(function* () {
           const { request, maxRps } = yield* validateExportFlags({ ...parsed, format })
           if (Option.isSome(parsed.db)) {
-            const { describeCoverage, fromStore } = yield* importStore("export --db", () => import("./FromStore.js"))
-            return yield* fromStore(parsed.db.value, {
-              kinds: request.account === "all" ? ["funding", "spot"] : [request.account],
-              window: { from: request.from, to: request.to },
-              partial: parsed.partial,
-              label: Option.getOrUndefined(parsed.label)
-            })((coverage) =>
-              Effect.zipRight(
-                // Standard output is the bills; what the store holds goes to stderr, one line per kind.
-                Effect.sync(() => {
-                  for (const kind of coverage) process.stderr.write(`${describeCoverage(kind)}\n`)
-                }),
-                exportBills(request, { live: false, requests: () => Effect.succeed(0) })
-              )
+            return yield* fromStoreRun(
+              parsed,
+              parsed.db.value,
+              request,
+              exportBills(request, { live: false, requests: () => Effect.succeed(0) })
             )
           }
           yield* warnAboveRateLimit(maxRps)
@@ -91,33 +82,38 @@ export const runExport = (parsed: ExportFlags) => {
         }).pipe(Effect.asVoid)
 }
 
+type Window = { readonly account: ExportAccount; readonly from?: number | undefined; readonly to?: number | undefined }
+
+/**
+ * Runs an export offline on the store at `db` (the store's code is loaded only then), which must
+ * hold the window unless `--partial`.
+ */
+const fromStoreRun = <A, E>(parsed: ExportFlags, db: string, request: Window, run: Effect.Effect<A, E, BillsApi>) =>
+  Effect.gen(function* () {
+    const { describeCoverage, fromStore } = yield* importStore("export --db", () => import("./FromStore.js"))
+    return yield* fromStore(db, {
+      kinds: request.account === "all" ? allAccounts : [request.account],
+      window: { from: request.from, to: request.to },
+      partial: parsed.partial,
+      label: Option.getOrUndefined(parsed.label)
+    })((coverage) =>
+      Effect.zipRight(
+        // Standard output is the data; what the store holds goes to stderr, one line per kind.
+        Effect.sync(() => {
+          for (const kind of coverage) process.stderr.write(`${describeCoverage(kind)}\n`)
+        }),
+        run
+      )
+    )
+  })
+
 /**
  * Runs an export built on events (a tax tool's file, a journal) on the accounts' ledger: from a
  * store (which must hold the whole window, as for any export) or live.
  */
-const onLedger = <A, E>(
-  parsed: ExportFlags,
-  request: { readonly account: ExportAccount; readonly from?: number | undefined; readonly to?: number | undefined },
-  maxRps: number,
-  run: Effect.Effect<A, E, BillsApi>
-) =>
+const onLedger = <A, E>(parsed: ExportFlags, request: Window, maxRps: number, run: Effect.Effect<A, E, BillsApi>) =>
   Effect.gen(function* () {
-    if (Option.isSome(parsed.db)) {
-      const { describeCoverage, fromStore } = yield* importStore("export --db", () => import("./FromStore.js"))
-      return yield* fromStore(parsed.db.value, {
-        kinds: request.account === "all" ? allAccounts : [request.account],
-        window: { from: request.from, to: request.to },
-        partial: parsed.partial,
-        label: Option.getOrUndefined(parsed.label)
-      })((coverage) =>
-        Effect.zipRight(
-          Effect.sync(() => {
-            for (const kind of coverage) process.stderr.write(`${describeCoverage(kind)}\n`)
-          }),
-          run
-        )
-      )
-    }
+    if (Option.isSome(parsed.db)) return yield* fromStoreRun(parsed, parsed.db.value, request, run)
     yield* warnAboveRateLimit(maxRps)
     return yield* run.pipe(Effect.provide(NodeBillsApi.layerConfig({ rateLimit: { limit: maxRps } })))
   })
