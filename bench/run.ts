@@ -45,9 +45,10 @@ import { fleetBench } from "./fleet.js"
 import { addressBench } from "./fleetAddresses.js"
 import { keptBench } from "./fleetKept.js"
 import { taxBench } from "./taxFiles.js"
+import { journalBench } from "./journals.js"
 
 const quick = process.argv.includes("--quick")
-/** `--only <name>` runs one section: throughput, decoding, saturation, memory, far, startup, store, fleet (kept: its first-sync part alone), horizon, addresses, contract or tax. */
+/** `--only <name>` runs one section: throughput, decoding, saturation, memory, far, startup, store, fleet (kept: its first-sync part alone), horizon, addresses, contract, tax or journals. */
 const onlyAt = process.argv.indexOf("--only")
 const only = onlyAt >= 0 ? process.argv[onlyAt + 1] : undefined
 const wanted = (name: string) => only === undefined || only === name
@@ -609,23 +610,50 @@ const printTable = () => {
   for (const line of lines) console.log(render(line))
 }
 
-/** Section 12: a tax tool's file from a store costs at most twice the CSV export of the same bills. */
+/** Section 13: a tax tool's file from a store costs at most twice the CSV export of the same bills. */
 const taxFiles = async () => {
   const figures = await taxBench(quick ? 10_000 : 100_000)
   results.taxFiles = figures
   row(
-    "12 tax",
+    "13 tax",
     `export ${figures.bills.toLocaleString("en")} bills from a store, --format csv`,
     `${figures.csvSeconds.toFixed(2)} s`
   )
   for (const { format, seconds } of figures.formats) {
     const ratio = seconds / figures.csvSeconds
     row(
-      "12 tax",
+      "13 tax",
       `the same, --format ${format}`,
       `${seconds.toFixed(2)} s (${ratio.toFixed(2)} x csv)`,
       "<= 2 x csv",
       ratio <= 2
+    )
+  }
+}
+
+/** Section 14: a journal from a store costs at most twice the CSV export of the same bills, and each tool accepts it. */
+const journals = async () => {
+  const figures = await journalBench(quick ? 10_000 : 100_000, quick ? 3 : 1)
+  results.journals = figures
+  const bills = figures.bills.toLocaleString("en")
+  row("14 journals", `export ${bills} bills from a store, --format csv`, `${figures.csvSeconds.toFixed(2)} s`)
+  for (const { format, seconds } of figures.formats) {
+    const ratio = seconds / figures.csvSeconds
+    row(
+      "14 journals",
+      `the same, --format ${format}`,
+      `${seconds.toFixed(2)} s (${ratio.toFixed(2)} x csv)`,
+      "<= 2 x csv",
+      ratio <= 2
+    )
+  }
+  for (const { ok, seconds, tool } of figures.tools) {
+    row(
+      "14 journals",
+      `${tool} on the ${bills}-bill journal`,
+      ok === undefined ? "not installed" : `${ok ? "accepted" : "REFUSED"} in ${seconds.toFixed(1)} s`,
+      "accepted",
+      ok
     )
   }
 }
@@ -854,8 +882,12 @@ const main = async () => {
       await addresses()
     }
     if (wanted("tax")) {
-      console.error("12. tax files from a store ...")
+      console.error("13. tax files from a store ...")
       await taxFiles()
+    }
+    if (wanted("journals")) {
+      console.error("14. journals from a store, checked by hledger, Ledger and Beancount ...")
+      await journals()
     }
   } catch (error) {
     failures.push(String(error))

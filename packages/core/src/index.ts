@@ -73,6 +73,13 @@ export {
  */
 export * as Ledger from "./Ledger.js"
 /**
+ * Journals for hledger, Ledger and Beancount over the events, every reported balance asserted.
+ *
+ * @since 0.2.0
+ * @category modules
+ */
+export * as Journal from "./Journal.js"
+/**
  * The events of the ledger: trades paired, internal transfers matched, every bill in exactly one
  * event, every coin's balance change conserved.
  *

@@ -52,7 +52,7 @@ export const balanceBefore = (rule: FeeRuleName, bill: ChainBill): BigDecimal.Bi
 }
 
 /** Equal balances get equal keys whatever their scale ("1.50" and "1.5"). */
-const keyOf = (value: BigDecimal.BigDecimal): string => {
+export const keyOf = (value: BigDecimal.BigDecimal): string => {
   const normalized = BigDecimal.normalize(value)
   return `${normalized.value}e${-normalized.scale}`
 }
@@ -71,7 +71,7 @@ export interface Link<B> {
   readonly to: string
 }
 
-const linkOf = <B extends ChainBill>(rule: FeeRuleName, direction: Direction, bill: B): Link<B> => {
+export const linkOf = <B extends ChainBill>(rule: FeeRuleName, direction: Direction, bill: B): Link<B> => {
   const before = keyOf(balanceBefore(rule, bill))
   const after = keyOf(bill.afterAmount)
   return direction === "ascending" ? { bill, from: before, to: after } : { bill, from: after, to: before }

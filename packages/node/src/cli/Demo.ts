@@ -21,6 +21,7 @@ import { FakeExchangeServer, type FakeExchangeServerService } from "../FakeExcha
 import { NodeBillsApi } from "../NodeBillsApi.js"
 import { runAudit } from "./AuditRun.js"
 import { plain } from "./CoinSummary.js"
+import { demoBooks } from "./DemoBooks.js"
 import { countingUndici } from "./ExportRun.js"
 import { type AccountSummary, exportBills } from "./ExportBills.js"
 import { taxExport } from "./TaxExport.js"
@@ -223,5 +224,6 @@ export const runDemo = (options: DemoOptions = demoDefaults) =>
     process.stdout.write(`every bill exported exactly once, field for field (checked against the exchange)\n`)
     yield* keepHistory(server, credentials, path.join(outDir, "bills.sqlite"))
     yield* taxFiles(credentials, outDir, options.seed)
+    yield* demoBooks(credentials, outDir)
     return summaries
   }).pipe(Effect.scoped)

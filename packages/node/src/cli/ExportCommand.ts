@@ -22,7 +22,8 @@ const flags = {
   db: Flags.readDb,
   partial: Flags.partial,
   label: Flags.label,
-  strict: Flags.strict
+  strict: Flags.strict,
+  accountNames: Flags.accountNames
 }
 
 /**
@@ -38,6 +39,6 @@ export const exportCommand = Command.make("export", flags, (parsed) =>
   )
 ).pipe(
   Command.withDescription(
-    "export an account's bills, or both accounts', as NDJSON or CSV, or as a tax tool's import file (koinly, cointracking, bittytax)"
+    "export an account's bills, or both accounts', as NDJSON or CSV, as a tax tool's import file (koinly, cointracking, bittytax), or as a journal (hledger, ledger, beancount)"
   )
 )

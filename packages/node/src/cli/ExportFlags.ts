@@ -4,11 +4,14 @@
  *
  * @since 0.1.0
  */
-import { type BillKind, contractIncomeTypes, fundingBizTypes, spotBizTypes } from "@account-bills/core"
+import { type BillKind, contractIncomeTypes, fundingBizTypes, Journal, spotBizTypes } from "@account-bills/core"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
+import * as fs from "node:fs"
 import type { ExportAccount, ExportFormat } from "./BillFormat.js"
 import type { ExportRequest } from "./ExportBills.js"
+import type { JournalExportRequest } from "./JournalExport.js"
 import type { TaxExportRequest, TaxFormat } from "./TaxExport.js"
 import { UsageError } from "./UsageError.js"
 import { validateWindow, type WindowFlags } from "./WindowFlags.js"
@@ -29,7 +32,7 @@ const bizTypesOf: Readonly<Record<BillKind, ReadonlyArray<string>>> = {
 export interface ExportFlags extends WindowFlags {
   /** Required but for the tax tools' formats, which read every account unless told otherwise. */
   readonly account: Option.Option<ExportAccount>
-  readonly format: ExportFormat | TaxFormat
+  readonly format: ExportFormat | TaxFormat | Journal.JournalFormat
   readonly bizType: Option.Option<string>
   readonly out: Option.Option<string>
   readonly maxRps: number
@@ -42,6 +45,8 @@ export interface ExportFlags extends WindowFlags {
   readonly label: Option.Option<string>
   /** With a tax format: single-sided rows are an error. */
   readonly strict: boolean
+  /** With a journal format: a JSON file of account names. */
+  readonly accountNames: Option.Option<string>
 }
 
 /**
@@ -55,8 +60,11 @@ export const validateExportFlags = (
 ): Effect.Effect<{ readonly request: ExportRequest; readonly maxRps: number }, UsageError> =>
   Effect.gen(function* () {
     if (flags.strict) {
-      return yield* new UsageError({ reason: "--strict goes with --format koinly|cointracking|bittytax" })
+      return yield* new UsageError({
+        reason: "--strict goes with --format koinly|cointracking|bittytax|hledger|ledger|beancount"
+      })
     }
+    yield* journalOnly(flags)
     if (Option.isNone(flags.account)) {
       return yield* new UsageError({ reason: `--format ${flags.format} needs --account funding|spot|contract|all` })
     }
@@ -95,6 +103,32 @@ export const validateExportFlags = (
     return { request, maxRps: flags.maxRps }
   })
 
+/** What the exports built on events share: all coins and business types, every account by default. */
+const eventsRequest = (flags: ExportFlags, format: string) =>
+  Effect.gen(function* () {
+    const window = yield* validateWindow(flags)
+    if (window.coinId !== undefined || Option.isSome(flags.bizType)) {
+      return yield* new UsageError({
+        reason: `--format ${format} needs every coin and business type (a trade has two coins, a transfer two accounts): drop --coin-id and --biz-type`
+      })
+    }
+    if (Option.isSome(flags.label) && Option.isNone(flags.db)) {
+      return yield* new UsageError({ reason: "--label chooses an account of a store: give the store with --db" })
+    }
+    return {
+      account: Option.getOrElse(flags.account, () => "all" as const),
+      from: window.from,
+      to: window.to,
+      out: Option.getOrUndefined(flags.out),
+      strict: flags.strict
+    }
+  })
+
+const journalOnly = (flags: ExportFlags) =>
+  Option.isSome(flags.accountNames)
+    ? new UsageError({ reason: "--account-names goes with --format hledger|ledger|beancount" })
+    : Effect.void
+
 /**
  * Checks the flags of an export to a tax tool's file: every coin and business type is needed to
  * pair trades and match transfers, so `--coin-id` and `--biz-type` are refused; the accounts
@@ -108,22 +142,44 @@ export const validateTaxFlags = (
   format: TaxFormat
 ): Effect.Effect<{ readonly request: TaxExportRequest; readonly maxRps: number }, UsageError> =>
   Effect.gen(function* () {
-    const window = yield* validateWindow(flags)
-    if (window.coinId !== undefined || Option.isSome(flags.bizType)) {
-      return yield* new UsageError({
-        reason: `--format ${format} needs every coin and business type (a trade has two coins, a transfer two accounts): drop --coin-id and --biz-type`
-      })
-    }
-    if (Option.isSome(flags.label) && Option.isNone(flags.db)) {
-      return yield* new UsageError({ reason: "--label chooses an account of a store: give the store with --db" })
-    }
-    const request: TaxExportRequest = {
-      format,
-      account: Option.getOrElse(flags.account, () => "all" as const),
-      from: window.from,
-      to: window.to,
-      out: Option.getOrUndefined(flags.out),
-      strict: flags.strict
-    }
+    yield* journalOnly(flags)
+    const request: TaxExportRequest = { format, ...(yield* eventsRequest(flags, format)) }
     return { request, maxRps: flags.maxRps }
   })
+
+/**
+ * Checks the flags of an export to a journal: as for a tax tool's file, and the account names of
+ * `--account-names` read and checked against the tool's rules before anything is fetched.
+ *
+ * @since 0.2.0
+ * @category utils
+ */
+export const validateJournalFlags = (
+  flags: ExportFlags,
+  format: Journal.JournalFormat
+): Effect.Effect<{ readonly request: JournalExportRequest; readonly maxRps: number }, UsageError> =>
+  Effect.gen(function* () {
+    const common = yield* eventsRequest(flags, format)
+    const accountNames = Option.isNone(flags.accountNames) ? {} : yield* readAccountNames(flags.accountNames.value)
+    yield* Journal.checkAccountNames(format, accountNames).pipe(
+      Effect.mapError((error) => new UsageError({ reason: `--account-names: ${error.message}` }))
+    )
+    return { request: { format, accountNames, ...common }, maxRps: flags.maxRps }
+  })
+
+/** The JSON mapping file of `--account-names`, decoded; a bad file is a usage error naming it. */
+const readAccountNames = (file: string): Effect.Effect<Journal.AccountNames, UsageError> =>
+  Effect.try({
+    try: () => fs.readFileSync(file, "utf8"),
+    catch: (error) =>
+      new UsageError({ reason: `--account-names ${file}: cannot read it (${(error as Error).message})` })
+  }).pipe(
+    Effect.flatMap(Schema.decodeUnknown(Schema.parseJson(Journal.AccountNames, {}), { onExcessProperty: "error" })),
+    Effect.mapError((error) =>
+      error._tag === "UsageError"
+        ? error
+        : new UsageError({
+            reason: `--account-names ${file}: expected a JSON object of account names (keys spot, funding, futures, fees, income, losses, external, opening, suspense): ${error.message.split("\n").slice(-1)[0]}`
+          })
+    )
+  )

@@ -5,9 +5,9 @@
  *
  * @since 0.1.0
  */
+import type { BillsApi, Journal } from "@account-bills/core"
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import * as HttpClient from "@effect/platform/HttpClient"
-import type { BillsApi } from "@account-bills/core"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
@@ -15,8 +15,10 @@ import * as Ref from "effect/Ref"
 import { NodeBillsApi } from "../NodeBillsApi.js"
 import { type Account, accountsOf, type ExportAccount } from "./BillFormat.js"
 import { exportBills } from "./ExportBills.js"
-import { type ExportFlags, validateExportFlags, validateTaxFlags } from "./ExportFlags.js"
+import { refusalAsFuturesRefused, skipRefusedContract, skippedLine } from "./FuturesRefused.js"
+import { type ExportFlags, validateExportFlags, validateJournalFlags, validateTaxFlags } from "./ExportFlags.js"
 import { warnAboveRateLimit } from "./Flags.js"
+import { isJournalFormat, journalExport } from "./JournalExport.js"
 import { importStore } from "./StoreModule.js"
 import { isTaxFormat, type TaxFormat, taxExport } from "./TaxExport.js"
 
@@ -65,75 +67,98 @@ export const countingUndici = Effect.map(
 )
 
 /**
- * Runs `use` on a store's bills (`--db`), which must hold the whole window (as for any export),
- * saying on stderr what the store holds, one line per kind.
- */
-const fromStoreExport = <A, E>(
-  parsed: ExportFlags,
-  account: ExportAccount,
-  window: { readonly from?: number | undefined; readonly to?: number | undefined },
-  db: string,
-  use: Effect.Effect<A, E, BillsApi>
-) =>
-  Effect.gen(function* () {
-    const { describeCoverage, fromStore } = yield* importStore("export --db", () => import("./FromStore.js"))
-    return yield* fromStore(db, {
-      kinds: accountsOf(account),
-      contractOptional: account === "all",
-      window: { from: window.from, to: window.to },
-      partial: parsed.partial,
-      label: Option.getOrUndefined(parsed.label)
-    })((coverage) =>
-      Effect.zipRight(
-        // Standard output is the bills; what the store holds goes to stderr, one line per kind.
-        Effect.sync(() => {
-          for (const kind of coverage) process.stderr.write(`${describeCoverage(kind, parsed)}\n`)
-        }),
-        use
-      )
-    )
-  })
-
-/**
  * Runs `bills export` with the parsed flags: from the exchange over undici, or with `--db` from a
  * store, offline (the store's code is loaded only then).
  *
  * @since 0.1.0
  * @category commands
  */
-export const runExport = (parsed: ExportFlags) =>
+export const runExport = (parsed: ExportFlags) => {
+  const format = parsed.format
+  return isTaxFormat(format)
+    ? Effect.asVoid(runTaxExport(parsed, format))
+    : isJournalFormat(format)
+      ? Effect.asVoid(runJournalExport(parsed, format))
+      : Effect.gen(function* () {
+          const { request, maxRps } = yield* validateExportFlags({ ...parsed, format })
+          if (Option.isSome(parsed.db)) {
+            return yield* fromStoreRun(
+              parsed,
+              parsed.db.value,
+              request,
+              exportBills(request, { live: false, requests: () => Effect.succeed(0) })
+            )
+          }
+          yield* warnAboveRateLimit(maxRps)
+          const http = yield* countingUndici
+          yield* exportBills(request, { live: process.stderr.isTTY === true, requests: http.requestsOf }).pipe(
+            Effect.provide(NodeBillsApi.layerConfig({ rateLimit: { limit: maxRps }, httpClient: http.layer }))
+          )
+        }).pipe(Effect.asVoid)
+}
+
+type Window = { readonly account: ExportAccount; readonly from?: number | undefined; readonly to?: number | undefined }
+
+/**
+ * Runs an export offline on the store at `db` (the store's code is loaded only then), which must
+ * hold the window unless `--partial`.
+ */
+const fromStoreRun = <A, E>(parsed: ExportFlags, db: string, request: Window, run: Effect.Effect<A, E, BillsApi>) =>
   Effect.gen(function* () {
-    const format = parsed.format
-    if (isTaxFormat(format)) {
-      return yield* runTaxExport(parsed, format)
-    }
-    const { request, maxRps } = yield* validateExportFlags({ ...parsed, format })
-    if (Option.isSome(parsed.db)) {
-      return yield* fromStoreExport(
-        parsed,
-        request.account,
-        request,
-        parsed.db.value,
-        exportBills(request, { live: false, requests: () => Effect.succeed(0) })
+    const { describeCoverage, fromStore } = yield* importStore("export --db", () => import("./FromStore.js"))
+    return yield* fromStore(db, {
+      kinds: accountsOf(request.account),
+      contractOptional: request.account === "all",
+      window: { from: request.from, to: request.to },
+      partial: parsed.partial,
+      label: Option.getOrUndefined(parsed.label)
+    })((coverage) =>
+      Effect.zipRight(
+        // Standard output is the data; what the store holds goes to stderr, one line per kind.
+        Effect.sync(() => {
+          for (const kind of coverage) process.stderr.write(`${describeCoverage(kind, parsed)}\n`)
+        }),
+        run
       )
-    }
-    yield* warnAboveRateLimit(maxRps)
-    const http = yield* countingUndici
-    return yield* exportBills(request, { live: process.stderr.isTTY === true, requests: http.requestsOf }).pipe(
-      Effect.provide(NodeBillsApi.layerConfig({ rateLimit: { limit: maxRps }, httpClient: http.layer }))
     )
-  }).pipe(Effect.asVoid)
+  })
+
+/**
+ * Runs an export built on events (a tax tool's file, a journal) on the accounts' ledger: from a
+ * store (which must hold the whole window, as for any export) or live.
+ */
+const onLedger = <A, E>(parsed: ExportFlags, request: Window, maxRps: number, run: Effect.Effect<A, E, BillsApi>) =>
+  Effect.gen(function* () {
+    if (Option.isSome(parsed.db)) return yield* fromStoreRun(parsed, parsed.db.value, request, run)
+    yield* warnAboveRateLimit(maxRps)
+    const api = NodeBillsApi.layerConfig({ rateLimit: { limit: maxRps } })
+    // All accounts: a key the futures interface refuses is said in one line, and the export goes
+    // on with the other two. The futures account alone: the refusal is the export's failure.
+    return yield* request.account === "all"
+      ? run.pipe(
+          Effect.provide(
+            skipRefusedContract((refused) =>
+              Effect.sync(() => void process.stderr.write(`${skippedLine(refused)}\n`))
+            ).pipe(Layer.provide(api))
+          )
+        )
+      : run.pipe(refusalAsFuturesRefused, Effect.provide(api))
+  })
 
 /**
  * `bills export --format koinly|cointracking|bittytax`: the events of the accounts' ledger in the
- * tool's layout, from a store (which must hold the whole window, as for any export) or live.
+ * tool's layout.
  */
 const runTaxExport = (parsed: ExportFlags, format: TaxFormat) =>
-  Effect.gen(function* () {
-    const { maxRps, request } = yield* validateTaxFlags(parsed, format)
-    if (Option.isSome(parsed.db)) {
-      return yield* fromStoreExport(parsed, request.account, request, parsed.db.value, taxExport(request))
-    }
-    yield* warnAboveRateLimit(maxRps)
-    return yield* taxExport(request).pipe(Effect.provide(NodeBillsApi.layerConfig({ rateLimit: { limit: maxRps } })))
-  })
+  Effect.flatMap(validateTaxFlags(parsed, format), ({ maxRps, request }) =>
+    onLedger(parsed, request, maxRps, taxExport(request))
+  )
+
+/**
+ * `bills export --format hledger|ledger|beancount`: the events of the accounts' ledger as a
+ * journal for the tool.
+ */
+const runJournalExport = (parsed: ExportFlags, format: Journal.JournalFormat) =>
+  Effect.flatMap(validateJournalFlags(parsed, format), ({ maxRps, request }) =>
+    onLedger(parsed, request, maxRps, journalExport(request))
+  )

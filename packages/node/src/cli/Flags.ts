@@ -151,18 +151,34 @@ export const bizType = Options.text("biz-type").pipe(
 )
 
 /**
- * `--format ndjson|csv|koinly|cointracking|bittytax`.
+ * `--format ndjson|csv|koinly|cointracking|bittytax|hledger|ledger|beancount`.
  *
  * @since 0.1.0
  * @category flags
  */
 export const format = Options.text("format").pipe(
-  Options.withPseudoName("ndjson|csv|koinly|cointracking|bittytax"),
-  Options.withSchema(oneOf("format", ["ndjson", "csv", "koinly", "cointracking", "bittytax"] as const)),
+  Options.withPseudoName("ndjson|csv|koinly|cointracking|bittytax|hledger|ledger|beancount"),
+  Options.withSchema(
+    oneOf("format", ["ndjson", "csv", "koinly", "cointracking", "bittytax", "hledger", "ledger", "beancount"] as const)
+  ),
   Options.withDescription(
-    "ndjson: one raw record a line; csv: a header row and one row a bill; koinly, cointracking, bittytax: the tax tool's import file, trades paired and internal transfers left out (default: ndjson)"
+    "ndjson: one raw record a line; csv: a header row and one row a bill; koinly, cointracking, bittytax: the tax tool's import file, trades paired and internal transfers left out; hledger, ledger, beancount: a journal with every balance the exchange reported asserted (default: ndjson)"
   ),
   Options.withDefault("ndjson" as const)
+)
+
+/**
+ * `--account-names FILE`: a JSON object that renames the accounts of a journal (keys `spot`,
+ * `funding`, `futures`, `fees`, `income`, `losses`, `external`, `opening`, `suspense`).
+ *
+ * @since 0.2.0
+ * @category flags
+ */
+export const accountNames = Options.file("account-names", { exists: "yes" }).pipe(
+  Options.withDescription(
+    'with --format hledger|ledger|beancount: a JSON file of account names, e.g. {"spot": "Assets:Exchange:Spot", "fees": "Expenses:Fees"} (docs/books.md)'
+  ),
+  Options.optional
 )
 
 /**
@@ -174,7 +190,7 @@ export const format = Options.text("format").pipe(
  */
 export const strict = Options.boolean("strict").pipe(
   Options.withDescription(
-    "with --format koinly|cointracking|bittytax: fail (exit code 5, nothing written) if any bill can be written only single-sided"
+    "with --format koinly|cointracking|bittytax|hledger|ledger|beancount: fail (exit code 5, nothing written) if any bill can be written only single-sided or against suspense"
   )
 )
 

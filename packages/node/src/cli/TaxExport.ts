@@ -6,11 +6,12 @@
  *
  * @since 0.2.0
  */
-import { type BillsError, type BillsIncomplete, Ledger, LedgerEvents, TaxFiles } from "@account-bills/core"
+import { type BillsError, type BillsIncomplete, LedgerEvents, TaxFiles } from "@account-bills/core"
 import type { BillsApi } from "@account-bills/core"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import type { ExportAccount } from "./BillFormat.js"
+import { accountsLedger } from "./AccountsLedger.js"
 import * as LineSink from "./LineSink.js"
 
 /**
@@ -96,9 +97,7 @@ export const taxExport = (
   BillsApi
 > =>
   Effect.gen(function* () {
-    const events = yield* LedgerEvents.fromStream(
-      Ledger.stream({ account: request.account, from: request.from, to: request.to })
-    )
+    const events = yield* LedgerEvents.fromStream(accountsLedger(request))
     const summary = TaxFiles.summarize(events)
     const report = (lines: ReadonlyArray<string>) =>
       Effect.sync(() => {
