@@ -141,7 +141,7 @@ describe("bills export, as a process against the local exchange", () => {
   }, 60_000)
 
   const badFlags: ReadonlyArray<readonly [string, ReadonlyArray<string>, string]> = [
-    ["an unknown account", ["--account", "margin"], "funding, spot, all"],
+    ["an unknown account", ["--account", "margin"], "funding, spot, contract, all"],
     ["a bizType of the other account", ["--account", "spot", "--biz-type", "c2c_buy"], "--biz-type"],
     ["from after to", ["--account", "spot", "--from", "2025-02-01", "--to", "2025-01-01"], "--from"],
     ["coin id 0", ["--account", "spot", "--coin-id", "0"], "--coin-id"],
@@ -152,11 +152,11 @@ describe("bills export, as a process against the local exchange", () => {
     ["a missing account", [], "account"],
     ["concurrency 0", ["--account", "spot", "--concurrency", "0"], "--concurrency"],
     ["concurrency 65", ["--account", "all", "--concurrency", "65"], "--concurrency"],
-    ["a bizType only one account has, with all", ["--account", "all", "--biz-type", "c2c_buy"], "both accounts"],
+    ["a bizType only one account has, with all", ["--account", "all", "--biz-type", "c2c_buy"], "all three accounts"],
     [
       "an account that is not one, by the flag's name",
       ["--account", "x"],
-      '--account takes one of funding, spot, all, got "x"'
+      '--account takes one of funding, spot, contract, all, got "x"'
     ],
     [
       "a max-rps that is not a number, by the flag's name",

@@ -57,8 +57,16 @@ export interface FleetExchangeService {
   readonly requests: () => ReadonlyArray<FleetRequest>
 }
 
+// The contract paths first: v2's `/capi/v2/account/bills` ends as spot's `/api/v2/account/bills` does,
+// and the exchange limits the futures interface apart from spot.
 const operationOf = (path: string): OperationName | undefined =>
-  path.endsWith("/fundingBills") ? "fundingBills" : path.endsWith("/bills") ? "spotBills" : undefined
+  /\/capi\/v\d+\/account\/(income|bills)$/.test(path)
+    ? "contractBills"
+    : path.endsWith("/fundingBills")
+      ? "fundingBills"
+      : path.endsWith("/bills")
+        ? "spotBills"
+        : undefined
 
 const statusOf = (response: FakeResponse) =>
   response._tag === "Response" || response._tag === "Truncated" ? response.status : 0

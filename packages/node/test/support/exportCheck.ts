@@ -155,20 +155,21 @@ export const expectTaggedNdjsonExport = (
 }
 
 /**
- * `text` is a CSV export of both accounts: an `account` column, `time`, then the spot
+ * `text` is a CSV export of funding and spot (as `--account all --coin-id` writes it: the futures account has no coin ids): an `account` column, `time`, then the spot
  * columns (a funding record's missing fills as empty cells), every cell equal to the raw
  * record, each bill once under its account.
  */
 export const expectTaggedCsvExport = (text: string, expected: BothAccounts): void => {
   const [head, ...rows] = parseCsv(text)
-  expect(head).toEqual(["account", "time", ...spot])
+  // The futures account's two columns close the header; a funding or spot row leaves them empty.
+  expect(head).toEqual(["account", "time", ...spot, "symbol", "transferReason"])
   const seen = { funding: new Set<string>(), spot: new Set<string>() }
   const byId = {
     funding: new Map(expected.funding.map((bill) => [bill.billId, bill])),
     spot: new Map(expected.spot.map((bill) => [bill.billId, bill]))
   }
   for (const row of rows) {
-    expect(row).toHaveLength(spot.length + 2)
+    expect(row).toHaveLength(spot.length + 4)
     const account = row[0]
     if (account !== "funding" && account !== "spot") expect.fail(`row without an account: ${row.join(",")}`)
     const billId = row[2] as string
@@ -180,7 +181,9 @@ export const expectTaggedCsvExport = (text: string, expected: BothAccounts): voi
     expect(row).toEqual([
       account,
       new Date(Number(bill.cTime)).toISOString(),
-      ...spot.map((column) => cell(raw[column]))
+      ...spot.map((column) => cell(raw[column])),
+      "",
+      ""
     ])
   }
   expect(seen.funding.size).toBe(expected.funding.length)
