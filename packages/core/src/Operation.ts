@@ -112,6 +112,19 @@ export type ContractIncomeType = (typeof contractIncomeTypes)[number]
 export const contractMaxSpanMillis = 100 * 24 * 60 * 60 * 1000
 
 /**
+ * Where a walk of the futures account with no start begins: 2018-01-01T00:00:00Z, the year WEEX
+ * opened, so no futures bill is older. The interface takes at most 100 days a request and tells
+ * neither a total nor where the history starts, so a walk with no start asks every 100-day slice
+ * back to it: from 1970 that was about 205 requests before the first bill, from here about 33.
+ * Give `from` to start later. An assumption from public profiles of the exchange
+ * (docs/internals/futures-account.md).
+ *
+ * @since 0.2.0
+ * @category constants
+ */
+export const contractHistoryStartMillis = Date.UTC(2018, 0, 1)
+
+/**
  * A bizType the funding operation accepts as a filter.
  *
  * @since 0.1.0

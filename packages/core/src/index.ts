@@ -90,6 +90,7 @@ export * as LedgerEvents from "./LedgerEvents.js"
 export {
   type ContractIncomeType,
   contractIncomeTypes,
+  contractHistoryStartMillis,
   contractMaxSpanMillis,
   type FundingBizType,
   fundingBizTypes,

@@ -8,7 +8,7 @@ import * as Effect from "effect/Effect"
 import type * as Stream from "effect/Stream"
 import type { ContractBillsPage } from "../Bill.js"
 import type { BillsError } from "../Errors.js"
-import { contractMaxSpanMillis } from "../Operation.js"
+import { contractHistoryStartMillis, contractMaxSpanMillis } from "../Operation.js"
 import { ContractBillsParams, type ValidContractBillsParams } from "../Params.js"
 import { type ContractBillsQuery, ContractCursor, type ContractPage } from "../Streams.js"
 import { freshWalk, windowPages } from "./spotStream.js"
@@ -29,7 +29,8 @@ const start = Effect.fn("BillsApi.streamContract.start")((query: ContractBillsQu
     "contractBills",
     ContractQuery,
     query,
-    (valid, end) => new ContractCursor(freshWalk(valid.from, end, valid))
+    // No start: the exchange's opening, not 1970 (see contractHistoryStartMillis).
+    (valid, end) => new ContractCursor(freshWalk(valid.from ?? contractHistoryStartMillis, end, valid))
   )
 )
 
