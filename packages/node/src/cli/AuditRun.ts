@@ -149,7 +149,12 @@ export const auditWith = (parsed: AuditFlags) =>
         window,
         partial: parsed.partial,
         label: Option.getOrUndefined(parsed.label)
-      })((coverage) => runAudit(query, coverage.map((kind) => describeCoverage(kind, parsed))))
+      })((coverage) =>
+        runAudit(
+          query,
+          coverage.map((kind) => describeCoverage(kind, parsed))
+        )
+      )
     }
     // All accounts: a key the futures interface refuses is said in one line, and the audit goes
     // on with the other two. The futures account alone: the refusal is the audit's failure.
