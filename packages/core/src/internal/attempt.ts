@@ -10,6 +10,7 @@ import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
+import * as FiberRef from "effect/FiberRef"
 import * as Metric from "effect/Metric"
 import * as Option from "effect/Option"
 import type { BillsConfigShape } from "../BillsConfig.js"
@@ -20,6 +21,7 @@ import type { OperationName } from "../Operation.js"
 import type { SignerShape } from "../Signer.js"
 import { type Answer, type CallName, type EnvelopeInterpreter, notFound } from "./envelope.js"
 import { exactNumbers } from "./exactNumbers.js"
+import { lastSentAt } from "./sentAt.js"
 
 /** Sends a request and returns the interpreted answer. */
 export type Send = (
@@ -106,6 +108,8 @@ export const makeAttempt =
     const retried = Metric.increment(BillsMetrics.forOperation(BillsMetrics.retries, operation))
     const limited = Metric.increment(BillsMetrics.forOperation(BillsMetrics.rateLimited, operation))
     const attempt = Effect.gen(function* () {
+      // Granted: what follows is the round trip, the wait before it was the limiter's.
+      yield* FiberRef.set(lastSentAt, yield* Clock.currentTimeMillis)
       const path = wire.operationPath[operation]
       const headers = yield* signer.headers({ method: "POST", path, query: "", body })
       // The contract interface has a host of its own.

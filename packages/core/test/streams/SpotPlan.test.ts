@@ -438,6 +438,25 @@ describe("makeSpotPlan, halving", () => {
     expect(p.claimNext(rateHorizonMillis)?.created).toBeUndefined()
   })
 
+  it("halves nothing on account of a piece that ended on its first page: the window was not long", () => {
+    // An incremental pass: new bills close together after a quiet overlap. The head measured them
+    // dense, so the quiet part was cut off as a piece; it ended on its first page, empty.
+    const p = plan(state(0, 449), 1, 2)
+    const head = p.claimNext(0)?.claimed as Segment
+    const piece = p.claimNext(0)?.claimed as Segment
+    expect(segments(p)).toEqual([
+      [250, 449, "walking"],
+      [0, 249, "walking"]
+    ])
+    p.afterEnd(piece, { first: true, bills: 0 }, { sent: 0, now: 600 })
+    // Two walks are wanted (2 × 1/1000 × 600 ms), and the head's 2 pages could be halved.
+    expect(p.cutOff(head, rateHorizonMillis)).toBeUndefined()
+    expect(segments(p)).toEqual([
+      [250, 449, "walking"],
+      [0, 249, "done"]
+    ])
+  })
+
   it("counts the pool's first window from when it began", () => {
     const halves = (at: number) => {
       const p = plan(state(0, 449), 1, 9, 5000)
