@@ -57,7 +57,7 @@ describe("bills, as a person reads it", () => {
     expect(mistyped.code).toBe(2)
     expect(mistyped.stderr).toContain("'fleet'")
     const exported = await runCli(["export", "--help"], env())
-    expect(exported.stdout).toContain("$ bills export --account")
+    expect(exported.stdout).toContain("$ bills export [--account funding|spot|contract|all]")
     expect(exported.stdout).not.toContain("A user-defined piece of text.")
     const run = await runCli(["fleet", "run", "--help"], env())
     expect(run.code).toBe(0)

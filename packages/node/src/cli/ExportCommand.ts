@@ -39,6 +39,6 @@ export const exportCommand = Command.make("export", flags, (parsed) =>
   )
 ).pipe(
   Command.withDescription(
-    "export an account's bills, or both accounts', as NDJSON or CSV, as a tax tool's import file (koinly, cointracking, bittytax), or as a journal (hledger, ledger, beancount)"
+    "export an account's bills, or all three accounts', as NDJSON or CSV, as a tax tool's import file (koinly, cointracking, bittytax), or as a journal (hledger, ledger, beancount)"
   )
 )

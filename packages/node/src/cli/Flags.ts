@@ -175,6 +175,7 @@ export const format = Options.text("format").pipe(
  * @category flags
  */
 export const accountNames = Options.file("account-names", { exists: "yes" }).pipe(
+  Options.withPseudoName("FILE"),
   Options.withDescription(
     'with --format hledger|ledger|beancount: a JSON file of account names, e.g. {"spot": "Assets:Exchange:Spot", "fees": "Expenses:Fees"} (docs/books.md)'
   ),
