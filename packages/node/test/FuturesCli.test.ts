@@ -119,7 +119,7 @@ describe("the futures account through bills", () => {
       expect(syncAlone.stderr).toMatch(/^bills: contract: the exchange refuses this API key on the futures interface/)
       // The store synced without the futures account reads the other two under all.
       const stored = await runCli(["export", "--account", "all", "--db", db], env(offline))
-      expect(stored.code).toBe(0)
+      expect(stored.code, stored.stderr).toBe(0)
       expect(lines(stored.stdout)).toHaveLength(800)
 
       const audit = await runCli(["audit", "--account", "all"], env())

@@ -64,7 +64,8 @@ export const validateAuditFlags = (flags: AuditFlags): Effect.Effect<Ledger.Ledg
 
 // The command reads funding and spot; the futures account comes with its own flag value.
 const auditQuery = (flags: AuditFlags, window: Window): Ledger.LedgerQuery => ({
-  account: flags.account === "all" ? ["funding", "spot"] : flags.account,
+  // A coin id names a coin of funding and spot: the futures account, which names assets, is left out.
+  account: flags.account === "all" && window.coinId !== undefined ? ["funding", "spot"] : flags.account,
   ...window
 })
 

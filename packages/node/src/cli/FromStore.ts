@@ -142,8 +142,13 @@ export const fromStore =
             details: unfinished.map((kind) => describeCoverage(kind))
           })
         }
-        // The client reads up to the ends just read, whatever a sync commits meanwhile.
-        const api = StoreBillsApi.layer(account, { partial: read.partial, coverage })
-        return yield* StoreBillsApi.catchStoreDefects(Effect.provide(use(coverage), api))
+        // The client reads up to the ends just read, whatever a sync commits meanwhile; a kind
+        // left out above holds nothing, so it reads as an empty covered window.
+        const heldWindows = coverage.map((kind) =>
+          skipped.includes(kind) ? { ...kind, coveredFrom: 0, coveredTo: 0 } : kind
+        )
+        const api = StoreBillsApi.layer(account, { partial: read.partial, coverage: heldWindows })
+        const said = coverage.filter((kind) => !skipped.includes(kind))
+        return yield* StoreBillsApi.catchStoreDefects(Effect.provide(use(said), api))
       }).pipe(Effect.provide(StoreLayer.layerFrom(db, { create: false })))
     })
