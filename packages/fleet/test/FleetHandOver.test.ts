@@ -13,6 +13,7 @@ import * as Exit from "effect/Exit"
 import * as HashMap from "effect/HashMap"
 import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
+import * as LogLevel from "effect/LogLevel"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as Scope from "effect/Scope"
@@ -113,7 +114,12 @@ describe.skipIf(postgresUrl === undefined)("a hand-over between runners", () => 
         expect(new Set(handed.map((each) => each.account)).size, warnings.join("\n")).toBe(accounts)
         expect(handed.filter((each) => each.gap < window)).toEqual([])
         expect(exchange.requests().filter((request) => request.status === 429)).toEqual([])
-      }).pipe(Effect.scoped, Effect.provide(Logger.replace(Logger.defaultLogger, capture)))
+      }).pipe(
+        Effect.scoped,
+        Effect.provide(Logger.replace(Logger.defaultLogger, capture)),
+        // The pass brackets are logged at DEBUG (a pass that finds nothing is no news at INFO).
+        Logger.withMinimumLogLevel(LogLevel.Debug)
+      )
     },
     120_000
   )
