@@ -14,7 +14,7 @@
 import * as BigDecimal from "effect/BigDecimal"
 import { fundingBizTypes, spotBizTypes } from "../Operation.js"
 import { fixed } from "../internal/decimalText.js"
-import { type LinkedBatch, type LinkedBills, linkedBatch } from "./internal/linkedBills.js"
+import { type LinkedBatch as Batch, type LinkedBills as Linked, linkedBatch } from "./internal/linkedBills.js"
 import * as Prng from "./Prng.js"
 import type { Account, ContractWireBill, FundingWireBill, SpotWireBill, WireBill, WireBillOf } from "./WireBill.js"
 
@@ -160,7 +160,23 @@ export interface BillGenerator {
  * @since 0.2.0
  * @category models
  */
-export type { LinkedBatch, LinkedBills }
+/**
+ * What one batch of linked bills asks for: how many of each account, and the ties and dropped
+ * legs to make (see `generateLinked`).
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type LinkedBatch = Batch
+
+/**
+ * A batch of linked bills: funding and spot bills whose trades have both legs and whose
+ * transfers between the two accounts have both legs, with consistent balance chains.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type LinkedBills = Linked
 
 const zero = BigDecimal.make(0n, 0)
 
