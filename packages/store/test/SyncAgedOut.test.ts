@@ -66,7 +66,7 @@ for (const engine of engines) {
         // A third sync adds no gap and keeps the one it has.
         yield* TestClock.adjust("1 hour")
         const third = yield* Sync.run({ account })
-        expect(third.map((each) => each.agedOut)).toEqual([undefined, undefined])
+        expect(third.map((each) => each.agedOut)).toEqual([undefined, undefined, undefined])
         expect((yield* store.coverage(account.id, "spot")).agedOut).toHaveLength(1)
       }).pipe(Effect.provide(setup(engine)))
     )

@@ -45,17 +45,22 @@ for (const engine of engines) {
             const fake = yield* FakeExchange
             const funding = yield* fake.bills("funding")
             const spot = yield* fake.bills("spot")
+            const contract = yield* fake.contractBills
             const stored = yield* Effect.provide(
               Effect.gen(function* () {
                 const store = yield* BillsStore
-                return [yield* store.count(account.id, "funding"), yield* store.count(account.id, "spot")]
+                return [
+                  yield* store.count(account.id, "funding"),
+                  yield* store.count(account.id, "spot"),
+                  yield* store.count(account.id, "contract")
+                ]
               }),
               StoreLayer.layer(target)
             )
             // Keys make a bill stored twice impossible; equal counts mean none is missing.
-            expect(stored).toEqual([funding.length, spot.length])
+            expect(stored).toEqual([funding.length, spot.length, contract.length])
             const final = yield* runOnTestClock(Effect.provide(Sync.run({ account }), StoreLayer.layer(target)))
-            expect(final.map((summary) => summary.added)).toEqual([0, 0])
+            expect(final.map((summary) => summary.added)).toEqual([0, 0, 0])
           }).pipe(
             Effect.provide(
               TestBillsApi.layerStack({
