@@ -85,7 +85,7 @@ const stored = (db: string) => {
 }
 
 const busyLine =
-  /^bills: another sync of \S+ (funding|spot) bills is running on this store \(its lease runs to [^)]+\); wait for it to finish$/
+  /^bills: another sync of \S+ (funding|spot|contract) bills is running on this store \(its lease runs to [^)]+\); wait for it to finish$/
 
 describe("bills sync, several processes at once on one SQLite file", () => {
   it("every process ends, completing or failing with the one-line SyncBusy error, and the store holds exactly the exchange's bills", async () => {

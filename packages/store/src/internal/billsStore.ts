@@ -55,19 +55,25 @@ export const make = (
     const leases = yield* LeaseQueries.make
     const syncRows = yield* SyncStateQueries.make
 
+    // Every write is a transaction of its own: SQLite then takes the write lock on a connection of
+    // its own and commits explicitly. An autocommit insert on the shared connection was, now and
+    // then with several processes opening one new file, never committed: the process read its own
+    // account row back missing and took the store for another account's.
     const register = (account: StoreAccount) =>
       mapped(
-        Effect.gen(function* () {
-          yield* accountRows.insert({
-            account: account.id,
-            fingerprint: account.fingerprint,
-            label: account.label ?? null
+        sql.withTransaction(
+          Effect.gen(function* () {
+            yield* accountRows.insert({
+              account: account.id,
+              fingerprint: account.fingerprint,
+              label: account.label ?? null
+            })
+            const row = yield* accountRows.byId(account.id)
+            if (Option.isNone(row) || row.value.fingerprint !== account.fingerprint) {
+              return yield* new StoreAccountMismatch({ label: account.id })
+            }
           })
-          const row = yield* accountRows.byId(account.id)
-          if (Option.isNone(row) || row.value.fingerprint !== account.fingerprint) {
-            return yield* new StoreAccountMismatch({ label: account.id })
-          }
-        })
+        )
       )
 
     const state = (account: string, kind: BillKind) =>
@@ -106,7 +112,7 @@ export const make = (
       )
 
     const releaseLease = (account: string, kind: BillKind, owner: string) =>
-      mapped(leases.release({ account, kind, owner }))
+      mapped(sql.withTransaction(leases.release({ account, kind, owner })))
 
     // The bills first, the fenced cursor last: if the fence refuses, the transaction rolls back
     // with the bills, and whoever holds the lease finds the store as it left it.
