@@ -1,6 +1,6 @@
 /**
- * The lease of an account and kind, and the fence it makes: a sync writes only while it holds a
- * lease that has not run out. Every write that depends on the lease states that condition in its
+ * The lease of an account and kind, and the fence it makes: a sync writes only while no other
+ * sync has taken its lease (a lease that ran out may be taken; until then its holder goes on). Every write that depends on the lease states that condition in its
  * own `WHERE`, so the check and the write are one statement: PostgreSQL re-checks it on the row's
  * latest version after waiting for its lock (a `SELECT` then an `UPDATE` would let two processes
  * both pass under READ COMMITTED), and SQLite runs it under the write lock.
@@ -61,16 +61,19 @@ export const make = Effect.gen(function* () {
   })
 
   /**
-   * Records a walk's progress and renews the lease, only while the owner holds a lease that has
-   * not run out; no row comes back otherwise. A finished walk widens the covered window to take
+   * Records a walk's progress and renews the lease, only while the owner still holds the lease
+   * (nobody took it over); no row comes back otherwise. A finished walk widens the covered window to take
    * in the window it read, and drops the cursor.
    */
   const advance = SqlSchema.findAll({
     Request: AdvanceRequest,
     Result: Touched,
     execute: (page) => {
-      const fence = sql`account = ${page.account} AND kind = ${page.kind}
-        AND lease_owner = ${page.owner} AND lease_until >= ${page.now}`
+      // The owner alone is the fence: whoever takes a lease writes its own name into it, in one
+      // statement, so a holder whose name is still there has had no other writer since. A holder
+      // that stalled past its lease (a loaded machine, a long pause) and was not displaced goes
+      // on; one that was displaced is refused.
+      const fence = sql`account = ${page.account} AND kind = ${page.kind} AND lease_owner = ${page.owner}`
       const order = sql`server_order = COALESCE(${page.order}, server_order)`
       return page.finished === null
         ? sql`UPDATE ab_sync SET cursor = ${page.cursor}, ${order}, lease_until = ${page.until}
