@@ -36,7 +36,7 @@ const statementsOf = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
         const [config] = args
         const text = typeof config === "string" ? config : (config as { readonly text?: string } | undefined)?.text
         sent.push((text ?? "").replace(/\s+/g, " ").trim())
-        return original.apply(this, args)
+        return Reflect.apply(original, this, args)
       }
       return { sent, original }
     }),
@@ -77,7 +77,15 @@ describe.skipIf(postgres === undefined)("a sync that finds nothing new, on Postg
       expect(sent).toHaveLength(1 + 2 * perKind.length)
       expect(sent.filter((text) => register.test(text))).toHaveLength(1)
       for (const pattern of perKind) expect(sent.filter((text) => pattern.test(text))).toHaveLength(2)
-      // The pass recorded what it read: the covered window reaches the new now.
+      // A caller that does not report what the store holds (a fleet's pass) leaves the count out.
+      yield* TestClock.adjust("1 minute")
+      const uncounted = yield* statementsOf(
+        runOnTestClock(Sync.run({ account, kinds: ["funding", "spot"], lease: "1 hour", countStored: false }))
+      )
+      expect(uncounted.result.map((summary) => summary.stored)).toEqual([undefined, undefined])
+      expect(uncounted.sent.filter((text) => /COUNT/.test(text))).toEqual([])
+      expect(uncounted.sent).toHaveLength(1 + 2 * (perKind.length - 1))
+      // The passes recorded what they read: the covered window reaches the new now.
       const after = yield* Effect.all([store.coverage(account.id, "funding"), store.coverage(account.id, "spot")])
       for (const [i, kind] of after.entries()) {
         expect(kind.bills).toBe(before[i]?.bills)
