@@ -34,6 +34,13 @@ export interface PassCpuRun {
   readonly steadyPgCpuPerRequestMs: number
   readonly steadyRequests: number
   readonly steadySeconds: number
+  /**
+   * Runner CPU per second with no account, before any is added (the cluster's polls, heartbeats
+   * and shard locks): what a fleet of many accounts spreads over many more requests.
+   */
+  readonly idleCpuPerSecondMs: number
+  /** The steady runner CPU per request less that idle share: what one more request costs. */
+  readonly steadyMarginalCpuPerRequestMs: number
 }
 
 const day = 86_400_000
@@ -165,7 +172,6 @@ const runOnce = (
           }))
         })
         const database = FleetDatabase.layer(db).pipe(Layer.provide(FleetCipher.layer(Redacted.make(testKey))))
-        yield* addAccounts(accounts, labelOf, credentialsOf).pipe(Effect.provide(database))
         const [port] = yield* freePorts(1)
         const profile = process.env.PASS_CPU_PROFILE
         const flags =
@@ -212,6 +218,12 @@ const runOnce = (
             )
         )
         const pid = runner.pid as number
+        // Idle: the runner up and joined (its start-up's CPU left out), no account to pass.
+        yield* Effect.sleep("10 seconds")
+        const [idle0, idleAt0] = [cpuMsOf(pid), Date.now()]
+        yield* Effect.sleep("10 seconds")
+        const idleCpuPerSecondMs = (cpuMsOf(pid) - idle0) / ((Date.now() - idleAt0) / 1000)
+        yield* addAccounts(accounts, labelOf, credentialsOf).pipe(Effect.provide(database))
         const log = () => exchange.requests().filter((request) => request.operation !== undefined)
         const current = async () => {
           const rows = await Effect.runPromise(Effect.provide(FleetStatus.all, database))
@@ -252,7 +264,9 @@ const runOnce = (
           steadyCpuPerRequestMs: (cpu1 - cpu0) / steadyRequests,
           steadyPgCpuPerRequestMs: (pg1 - pg0) / steadyRequests,
           steadyRequests,
-          steadySeconds: (t1 - t0) / 1000
+          steadySeconds: (t1 - t0) / 1000,
+          idleCpuPerSecondMs,
+          steadyMarginalCpuPerRequestMs: (cpu1 - cpu0 - (idleCpuPerSecondMs * (t1 - t0)) / 1000) / steadyRequests
         } satisfies PassCpuRun
       })
     )

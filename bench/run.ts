@@ -874,6 +874,17 @@ const passCpu = async () => {
     )
     row(
       section,
+      `${contender}: the same less the idle runner's share, ms (idle: ${fmt(
+        of((run) => run.idleCpuPerSecondMs),
+        1
+      )} ms CPU per s; runs: ${each((run) => run.steadyMarginalCpuPerRequestMs)})`,
+      fmt(
+        of((run) => run.steadyMarginalCpuPerRequestMs),
+        2
+      )
+    )
+    row(
+      section,
       `${contender}: steady requests per second (wall time, load-dependent)`,
       fmt(
         of((run) => run.steadyRequests / run.steadySeconds),
