@@ -46,9 +46,10 @@ import { addressBench } from "./fleetAddresses.js"
 import { keptBench } from "./fleetKept.js"
 import { taxBench } from "./taxFiles.js"
 import { journalBench } from "./journals.js"
+import { type PassCpuRun, passCpuBench } from "./passCpu.js"
 
 const quick = process.argv.includes("--quick")
-/** `--only <name>` runs one section: throughput, decoding, saturation, memory, far, startup, store, fleet (kept: its first-sync part alone), horizon, addresses, contract, tax or journals. */
+/** `--only <name>` runs one section: throughput, decoding, saturation, memory, far, startup, store, fleet (kept: its first-sync part alone), horizon, addresses, contract, tax, journals or passcpu. */
 const onlyAt = process.argv.indexOf("--only")
 const only = onlyAt >= 0 ? process.argv[onlyAt + 1] : undefined
 const wanted = (name: string) => only === undefined || only === name
@@ -828,6 +829,71 @@ const addresses = async () => {
   }
 }
 
+// 15. What a fleet pass costs in CPU (bench/passCpu.ts); `--baseline <commit>` measures that
+// commit's sources beside this checkout's, taking turns.
+const baselineAt = process.argv.indexOf("--baseline")
+const baseline = baselineAt >= 0 ? process.argv[baselineAt + 1] : undefined
+const passCpu = async () => {
+  const runs = await passCpuBench(quick, baseline, (line) => console.error(line))
+  if (runs === undefined) {
+    console.error(
+      "15. pass CPU: skipped, no ACCOUNT_BILLS_PG_URL / ACCOUNT_BILLS_REDIS_URL (run through .ci/postgres and .ci/redis)"
+    )
+    return
+  }
+  results.passCpu = runs
+  const first = runs[0]
+  const section = `15 pass CPU (1 runner, ${first?.accounts} accounts × ${first?.billsPerKind} bills per kind; CPU time from /proc)`
+  for (const contender of [...new Set(runs.map((run) => run.contender))]) {
+    const mine = runs.filter((run) => run.contender === contender)
+    const of = (figure: (run: PassCpuRun) => number) => median(mine.map(figure))
+    const first = of((run) => run.firstSyncCpuPerPageMs)
+    const steady = of((run) => run.steadyCpuPerRequestMs)
+    const pg = of((run) => run.steadyPgCpuPerRequestMs)
+    const each = (figure: (run: PassCpuRun) => number) => mine.map((run) => fmt(figure(run), 2)).join(", ")
+    row(
+      section,
+      `${contender}: runner CPU per first-sync page, ms (runs: ${each((run) => run.firstSyncCpuPerPageMs)})`,
+      fmt(first, 2),
+      "<= 3",
+      first <= 3
+    )
+    row(
+      section,
+      `${contender}: runner CPU per steady request, ms (runs: ${each((run) => run.steadyCpuPerRequestMs)})`,
+      fmt(steady, 2),
+      "<= 3",
+      steady <= 3
+    )
+    row(
+      section,
+      `${contender}: PostgreSQL CPU per steady request, ms (runs: ${each((run) => run.steadyPgCpuPerRequestMs)})`,
+      fmt(pg, 2),
+      "<= 1",
+      pg <= 1
+    )
+    row(
+      section,
+      `${contender}: the same less the idle runner's share, ms (idle: ${fmt(
+        of((run) => run.idleCpuPerSecondMs),
+        1
+      )} ms CPU per s; runs: ${each((run) => run.steadyMarginalCpuPerRequestMs)})`,
+      fmt(
+        of((run) => run.steadyMarginalCpuPerRequestMs),
+        2
+      )
+    )
+    row(
+      section,
+      `${contender}: steady requests per second (wall time, load-dependent)`,
+      fmt(
+        of((run) => run.steadyRequests / run.steadySeconds),
+        1
+      )
+    )
+  }
+}
+
 const main = async () => {
   const started = performance.now()
   console.error(`bench (${quick ? "quick" : "full"}): ${availableParallelism()} cores, node ${process.version}`)
@@ -888,6 +954,10 @@ const main = async () => {
     if (wanted("journals")) {
       console.error("14. journals from a store, checked by hledger, Ledger and Beancount ...")
       await journals()
+    }
+    if (wanted("passcpu")) {
+      console.error("15. what a fleet pass costs in CPU (a runner process, PostgreSQL and Redis) ...")
+      await passCpu()
     }
   } catch (error) {
     failures.push(String(error))

@@ -160,6 +160,8 @@ export const run = Effect.fn("AccountPass.run")(function* (
         concurrency: options.concurrency ?? defaultConcurrency,
         maxPages: options.pagesPerPass,
         lease: options.lease ?? Duration.seconds(10),
+        // A pass reports what it added; counting what the store holds would read every bill.
+        countStored: false,
         onPage: (progress) =>
           Effect.sync(() => {
             added = progress.added

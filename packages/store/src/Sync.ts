@@ -50,6 +50,12 @@ export interface SyncOptions {
   readonly maxPages?: number | undefined
   /** Called after each committed page. */
   readonly onPage?: ((progress: SyncProgress) => Effect.Effect<void>) | undefined
+  /**
+   * Count the bills the store holds, for the summary's `stored`; default true. The count reads
+   * every bill of the account and kind, so a caller that syncs often and does not report it (a
+   * fleet's pass) turns it off. (Since 0.2.0.)
+   */
+  readonly countStored?: boolean | undefined
 }
 
 /**
@@ -87,8 +93,8 @@ export interface SyncSummary extends SyncProgress {
   /** The window this run's walk read, `[from, to)` epoch ms. */
   readonly from: number
   readonly to: number
-  /** Bills the store holds for this account and kind now. */
-  readonly stored: number
+  /** Bills the store holds for this account and kind now; undefined when `countStored` is false. */
+  readonly stored: number | undefined
 }
 
 /**
@@ -184,7 +190,7 @@ const syncKind = (options: SyncOptions, kind: BillKind) =>
           return after
         })
     )
-    const stored = yield* store.count(account, kind)
+    const stored = options.countStored === false ? undefined : yield* store.count(account, kind)
     return {
       kind,
       pages: tally.pages,

@@ -18,12 +18,14 @@ import { validate } from "./validate.js"
 import { startNotAfterEnd } from "./windowOrder.js"
 
 const Concurrency = Schema.Int.pipe(Schema.greaterThanOrEqualTo(1), Schema.lessThanOrEqualTo(64))
+// Built once: a fleet starts three walks per pass, and a schema built per walk showed in its profile.
+const ConcurrencyField = Schema.Struct({ concurrency: Concurrency })
 
 /** The query's `concurrency`, checked, or {@link defaultConcurrency}. */
 export const concurrencyOf = (operation: OperationName, query: { readonly concurrency?: number | undefined }) =>
   query.concurrency === undefined
     ? Effect.succeed(defaultConcurrency)
-    : validate(operation, Schema.Struct({ concurrency: Concurrency }), { concurrency: query.concurrency }).pipe(
+    : validate(operation, ConcurrencyField, { concurrency: query.concurrency }).pipe(
         Effect.map((valid) => valid.concurrency)
       )
 

@@ -55,24 +55,37 @@ export const make = (
     const leases = yield* LeaseQueries.make
     const syncRows = yield* SyncStateQueries.make
 
-    // Every write is a transaction of its own: SQLite then takes the write lock on a connection of
-    // its own and commits explicitly. An autocommit insert on the shared connection was, now and
-    // then with several processes opening one new file, never committed: the process read its own
-    // account row back missing and took the store for another account's.
+    // Every write is a transaction of its own on SQLite: SQLite then takes the write lock on a
+    // connection of its own and commits explicitly. An autocommit insert on the shared connection
+    // was, now and then with several processes opening one new file, never committed: the process
+    // read its own account row back missing and took the store for another account's. On
+    // PostgreSQL one statement is atomic by itself, and a BEGIN and COMMIT around it would be two
+    // more round trips, each costing both processes CPU: a write of one statement goes alone.
+    const alone = <A, E, R>(write: Effect.Effect<A, E, R>) =>
+      sql.onDialectOrElse({ pg: () => write, orElse: () => sql.withTransaction(write) })
+
+    const registered = (account: StoreAccount, row: Option.Option<{ readonly fingerprint: string }>) =>
+      Option.isNone(row) || row.value.fingerprint !== account.fingerprint
+        ? Effect.fail(new StoreAccountMismatch({ label: account.id }))
+        : Effect.void
+
+    // An account is registered once, and every pass of it comes back: a row already there with
+    // the same fingerprint is read, not written again.
     const register = (account: StoreAccount) =>
       mapped(
-        sql.withTransaction(
-          Effect.gen(function* () {
-            yield* accountRows.insert({
-              account: account.id,
-              fingerprint: account.fingerprint,
-              label: account.label ?? null
-            })
-            const row = yield* accountRows.byId(account.id)
-            if (Option.isNone(row) || row.value.fingerprint !== account.fingerprint) {
-              return yield* new StoreAccountMismatch({ label: account.id })
-            }
-          })
+        Effect.flatMap(accountRows.byId(account.id), (known) =>
+          Option.isSome(known)
+            ? registered(account, known)
+            : sql.withTransaction(
+                Effect.gen(function* () {
+                  yield* accountRows.insert({
+                    account: account.id,
+                    fingerprint: account.fingerprint,
+                    label: account.label ?? null
+                  })
+                  return yield* registered(account, yield* accountRows.byId(account.id))
+                })
+              )
         )
       )
 
@@ -98,28 +111,35 @@ export const make = (
         (row) => Option.getOrUndefined(Option.flatMapNullable(row, (r) => r.lease_until)) ?? at
       )
 
+    // Once a sync has touched the kind its row exists, and one statement takes the lease; the
+    // row is made, in a transaction with the take, only when that statement finds none to take.
     const acquireLease = (account: string, kind: BillKind, owner: string, leaseMillis: number) =>
       mapped(
-        sql.withTransaction(
-          Effect.gen(function* () {
-            const at = yield* now
-            yield* syncRows.ensure({ account, kind })
-            const taken = yield* leases.take({ account, kind, owner, now: at, until: at + leaseMillis })
-            if (taken.length > 0) return { acquired: true } as const
-            return { acquired: false, until: yield* leaseEnd(account, kind, at) } as const
-          })
-        )
+        Effect.gen(function* () {
+          const at = yield* now
+          const terms = { account, kind, owner, now: at, until: at + leaseMillis }
+          if ((yield* alone(leases.take(terms))).length > 0) return { acquired: true } as const
+          return yield* sql.withTransaction(
+            Effect.gen(function* () {
+              yield* syncRows.ensure({ account, kind })
+              const taken = yield* leases.take(terms)
+              if (taken.length > 0) return { acquired: true } as const
+              return { acquired: false, until: yield* leaseEnd(account, kind, at) } as const
+            })
+          )
+        })
       )
 
     const releaseLease = (account: string, kind: BillKind, owner: string) =>
-      mapped(sql.withTransaction(leases.release({ account, kind, owner })))
+      mapped(alone(leases.release({ account, kind, owner })))
 
     // The bills first, the fenced cursor last: if the fence refuses, the transaction rolls back
-    // with the bills, and whoever holds the lease finds the store as it left it.
+    // with the bills, and whoever holds the lease finds the store as it left it. A page with no
+    // bill (a pass that found nothing new) is the fenced cursor alone: one statement.
     const commitPage = (page: PageCommit): Effect.Effect<number, StoreFailure | SyncBusy> =>
       mapped(
-        sql.withTransaction(
-          Effect.gen(function* () {
+        Effect.suspend(() => {
+          const write = Effect.gen(function* () {
             const at = yield* now
             const added =
               page.kind === "contract"
@@ -153,7 +173,8 @@ export const make = (
             }
             return added.length
           })
-        )
+          return page.bills.length === 0 ? alone(write) : sql.withTransaction(write)
+        })
       )
 
     const orderOf = (account: string, kind: BillKind) => Effect.map(state(account, kind), (current) => current.order)

@@ -1,0 +1,316 @@
+/**
+ * What a fleet pass costs in CPU (bench/run.ts section 15, issue 38 section 3): one `bills fleet
+ * run` process, its budget in Redis, against the loopback fleet exchange with no address limit,
+ * so that the CPU sets the pace. Per contender (this checkout, and with `--baseline <commit>` that
+ * commit's sources, taking turns): the runner's CPU per page of a first sync, and per request of a
+ * steady pass (nothing new), with PostgreSQL's CPU per request beside it.
+ *
+ * CPU time is read from /proc (utime + stime, what `process.cpuUsage` reports inside the process):
+ * it is the process's own, whatever else loads the machine. PostgreSQL's is the postmaster's and
+ * all its children's, the dead ones included (cutime + cstime). Wall time is only the window.
+ * `PASS_CPU_PROFILE=dir` runs the runners under `node --cpu-prof` into that directory.
+ * Needs the servers of .ci/postgres and .ci/redis; without them the section says so and skips.
+ */
+import { type ChildProcess, execFileSync, spawn } from "node:child_process"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { fileURLToPath } from "node:url"
+import { Effect, Layer, Redacted } from "effect"
+import { FleetCipher, FleetDatabase, FleetStatus } from "../packages/fleet/src/index.js"
+import * as FleetExchange from "../packages/fleet/test/support/FleetExchange.js"
+import { freePorts } from "../packages/fleet/test/support/ports.js"
+import { addAccounts, freshDatabase, testKey } from "../packages/fleet/test/support/services.js"
+
+export interface PassCpuRun {
+  readonly contender: string
+  readonly accounts: number
+  readonly billsPerKind: number
+  /** Runner CPU over the first sync (first request to every account current), per request sent. */
+  readonly firstSyncCpuPerPageMs: number
+  readonly firstSyncRequests: number
+  /** Runner CPU per request of the steady fleet (nothing new). */
+  readonly steadyCpuPerRequestMs: number
+  /** PostgreSQL CPU (every server process) per request of the steady fleet. */
+  readonly steadyPgCpuPerRequestMs: number
+  readonly steadyRequests: number
+  readonly steadySeconds: number
+  /**
+   * Runner CPU per second with no account, before any is added (the cluster's polls, heartbeats
+   * and shard locks): what a fleet of many accounts spreads over many more requests.
+   */
+  readonly idleCpuPerSecondMs: number
+  /** The steady runner CPU per request less that idle share: what one more request costs. */
+  readonly steadyMarginalCpuPerRequestMs: number
+}
+
+const day = 86_400_000
+const ticks = Number(execFileSync("getconf", ["CLK_TCK"]).toString().trim()) || 100
+const here = path.dirname(fileURLToPath(import.meta.url))
+const root = path.resolve(here, "..")
+const credentialsOf = (i: number) => ({ apiKey: `cpu-${i}`, secret: `secret-${i}`, passphrase: `pass-${i}` })
+const labelOf = (i: number) => `cpu-${String(i).padStart(3, "0")}`
+
+/** Fields of /proc/<pid>/stat after the command name. */
+const statOf = (pid: number): ReadonlyArray<string> | undefined => {
+  try {
+    const text = fs.readFileSync(`/proc/${pid}/stat`, "utf8")
+    return text.slice(text.lastIndexOf(")") + 2).split(" ")
+  } catch {
+    return undefined
+  }
+}
+
+/** CPU ms of a process (user + system), with its reaped children's when asked. */
+const cpuMsOf = (pid: number, reaped = false): number => {
+  const stat = statOf(pid)
+  if (stat === undefined) return 0
+  // After the name: state(0) ppid(1) ... utime(11) stime(12) cutime(13) cstime(14).
+  const own = Number(stat[11]) + Number(stat[12])
+  return ((reaped ? own + Number(stat[13]) + Number(stat[14]) : own) * 1000) / ticks
+}
+
+const parentOf = (pid: number): number => Number(statOf(pid)?.[1] ?? 0)
+
+/** CPU ms of the PostgreSQL server: the postmaster, its live children, and those it reaped. */
+const pgCpuMs = (postmaster: number): number => {
+  let total = cpuMsOf(postmaster, true)
+  for (const entry of fs.readdirSync("/proc")) {
+    const pid = Number(entry)
+    if (Number.isInteger(pid) && pid > 0 && parentOf(pid) === postmaster) total += cpuMsOf(pid)
+  }
+  return total
+}
+
+/** The postmaster's pid: the `postgres` process listening on the URL's port (.ci/postgres passes `-p`). */
+const postmasterOf = (url: string): number => {
+  const port = new URL(url).port
+  for (const entry of fs.readdirSync("/proc")) {
+    const pid = Number(entry)
+    if (!Number.isInteger(pid) || pid <= 0) continue
+    try {
+      const args = fs.readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0")
+      const at = args.indexOf("-p")
+      if (path.basename(args[0] ?? "") === "postgres" && at >= 0 && args[at + 1] === port) return pid
+    } catch {
+      // gone, or not ours to read
+    }
+  }
+  throw new Error(`pass CPU bench: no PostgreSQL server process listens on port ${port}`)
+}
+
+const until = async (what: string, timeoutMs: number, predicate: () => Promise<boolean> | boolean) => {
+  const deadline = Date.now() + timeoutMs
+  while (Date.now() < deadline) {
+    if (await predicate()) return Date.now()
+    await new Promise((resolve) => setTimeout(resolve, 200))
+  }
+  throw new Error(`pass CPU bench: timed out waiting for ${what}`)
+}
+
+/**
+ * The `bills` bin of the sources at `at`, bundled as the process tests bundle it (plain node, no
+ * tsx loader in the runner's CPU time); removed by the returned function.
+ */
+const bundled = async (at: string): Promise<{ readonly bin: string; readonly remove: () => void }> => {
+  const before = process.env.BILLS_TEST_BIN
+  const setup = (await import(path.join(at, "packages/node/test/support/billsBin.ts"))) as {
+    readonly default: () => Promise<() => void>
+  }
+  const remove = await setup.default()
+  const bin = process.env.BILLS_TEST_BIN as string
+  if (before === undefined) delete process.env.BILLS_TEST_BIN
+  else process.env.BILLS_TEST_BIN = before
+  return { bin, remove }
+}
+
+/**
+ * A checkout of `commit` beside this one, sharing its installed dependencies: the root's store
+ * linked, each package's links copied (they point within the checkout, to its own sources).
+ */
+const checkout = (commit: string): { readonly at: string; readonly remove: () => void } => {
+  const at = fs.mkdtempSync(path.join(root, "bench/.baseline-"))
+  execFileSync("git", ["-C", root, "worktree", "add", "--detach", at, commit], { stdio: "ignore" })
+  fs.rmSync(path.join(at, "node_modules"), { recursive: true, force: true })
+  fs.symlinkSync(path.join(root, "node_modules"), path.join(at, "node_modules"))
+  for (const dir of ["bench", ...fs.readdirSync(path.join(root, "packages")).map((p) => `packages/${p}`)]) {
+    const modules = path.join(root, dir, "node_modules")
+    if (fs.existsSync(modules) && fs.existsSync(path.join(at, dir))) {
+      execFileSync("cp", ["-a", modules, path.join(at, dir, "node_modules")])
+    }
+  }
+  return {
+    at,
+    remove: () => execFileSync("git", ["-C", root, "worktree", "remove", "--force", at], { stdio: "ignore" })
+  }
+}
+
+const runOnce = (
+  pg: string,
+  redis: string,
+  postmaster: number,
+  contender: { readonly name: string; readonly bin: string },
+  accounts: number,
+  perKind: number,
+  steadySeconds: number
+): Promise<PassCpuRun> =>
+  Effect.runPromise(
+    Effect.scoped(
+      Effect.gen(function* () {
+        const db = yield* freshDatabase(pg)
+        const now = Date.now()
+        const exchange = yield* FleetExchange.serve({
+          perAddress: false,
+          accounts: Array.from({ length: accounts }, (_, i) => ({
+            credentials: credentialsOf(i),
+            generate: {
+              seed: 5 + i,
+              funding: perKind,
+              spot: perKind,
+              startMillis: now - 10 * day,
+              endMillis: now - 60_000
+            }
+          }))
+        })
+        const database = FleetDatabase.layer(db).pipe(Layer.provide(FleetCipher.layer(Redacted.make(testKey))))
+        const [port] = yield* freePorts(1)
+        const profile = process.env.PASS_CPU_PROFILE
+        const flags =
+          profile === undefined
+            ? []
+            : ["--cpu-prof", `--cpu-prof-dir=${path.resolve(profile)}`, `--cpu-prof-name=${contender.name}.cpuprofile`]
+        const runner: ChildProcess = yield* Effect.acquireRelease(
+          Effect.sync(() =>
+            spawn(
+              process.execPath,
+              [
+                ...flags,
+                contender.bin,
+                "fleet",
+                "run",
+                "--db",
+                db,
+                "--redis",
+                redis,
+                "--ip-rps",
+                "10000",
+                "--port",
+                String(port),
+                "--interval",
+                "3s"
+              ],
+              {
+                cwd: root,
+                env: { ...process.env, BILLS_FLEET_KEY: testKey, WEEX_BASE_URL: exchange.url },
+                stdio: ["ignore", "ignore", "ignore"]
+              }
+            )
+          ),
+          (proc) =>
+            Effect.promise(
+              () =>
+                new Promise<void>((resolve) => {
+                  if (proc.exitCode !== null || proc.signalCode !== null) return resolve()
+                  proc.on("exit", () => resolve())
+                  // SIGTERM: a clean exit writes the CPU profile.
+                  proc.kill("SIGTERM")
+                  setTimeout(() => proc.kill("SIGKILL"), 15_000).unref()
+                })
+            )
+        )
+        const pid = runner.pid as number
+        // Idle: the runner up and joined (its start-up's CPU left out), no account to pass.
+        yield* Effect.sleep("10 seconds")
+        const [idle0, idleAt0] = [cpuMsOf(pid), Date.now()]
+        yield* Effect.sleep("10 seconds")
+        const idleCpuPerSecondMs = (cpuMsOf(pid) - idle0) / ((Date.now() - idleAt0) / 1000)
+        yield* addAccounts(accounts, labelOf, credentialsOf).pipe(Effect.provide(database))
+        const log = () => exchange.requests().filter((request) => request.operation !== undefined)
+        const current = async () => {
+          const rows = await Effect.runPromise(Effect.provide(FleetStatus.all, database))
+          return (
+            rows.length === accounts &&
+            rows.every(
+              (row) =>
+                row.funding.bills === perKind &&
+                row.spot.bills === perKind &&
+                row.funding.coveredTo !== null &&
+                row.spot.coveredTo !== null &&
+                row.contract.coveredTo !== null
+            )
+          )
+        }
+        // The first sync: from the first request (the runner has started and joined) to current.
+        yield* Effect.promise(() => until("the first request", 120_000, () => log().length > 0))
+        const firstCpu = cpuMsOf(pid)
+        const firstCount = log().length
+        yield* Effect.promise(() => until("every account current", 600_000, current))
+        const firstSyncRequests = log().length - firstCount
+        const firstSyncCpuPerPageMs = (cpuMsOf(pid) - firstCpu) / Math.max(firstSyncRequests, 1)
+        // The steady fleet: two intervals to settle, then the window.
+        yield* Effect.sleep("6 seconds")
+        const [cpu0, pg0, n0, t0] = [cpuMsOf(pid), pgCpuMs(postmaster), log().length, Date.now()]
+        yield* Effect.sleep(`${steadySeconds} seconds`)
+        const [cpu1, pg1, n1, t1] = [cpuMsOf(pid), pgCpuMs(postmaster), log().length, Date.now()]
+        const steadyRequests = Math.max(n1 - n0, 1)
+        if (exchange.requests().some((request) => request.status !== 200)) {
+          throw new Error(`pass CPU bench (${contender.name}): the exchange answered a request with an error`)
+        }
+        return {
+          contender: contender.name,
+          accounts,
+          billsPerKind: perKind,
+          firstSyncCpuPerPageMs,
+          firstSyncRequests,
+          steadyCpuPerRequestMs: (cpu1 - cpu0) / steadyRequests,
+          steadyPgCpuPerRequestMs: (pg1 - pg0) / steadyRequests,
+          steadyRequests,
+          steadySeconds: (t1 - t0) / 1000,
+          idleCpuPerSecondMs,
+          steadyMarginalCpuPerRequestMs: (cpu1 - cpu0 - (idleCpuPerSecondMs * (t1 - t0)) / 1000) / steadyRequests
+        } satisfies PassCpuRun
+      })
+    )
+  )
+
+/**
+ * Runs the bench: this checkout, and `baseline` (a commit) beside it when given, taking turns
+ * `rounds` times. Undefined when PostgreSQL or Redis is not there.
+ */
+export const passCpuBench = async (
+  quick: boolean,
+  baseline: string | undefined,
+  say: (line: string) => void
+): Promise<ReadonlyArray<PassCpuRun> | undefined> => {
+  const pg = process.env.ACCOUNT_BILLS_PG_URL
+  const redis = process.env.ACCOUNT_BILLS_REDIS_URL
+  if (!pg || !redis) return undefined
+  const accounts = quick ? 12 : 24
+  const perKind = quick ? 1_000 : 2_000
+  const steadySeconds = quick ? 15 : 30
+  const rounds = quick ? 1 : 2
+  const postmaster = postmasterOf(pg)
+  const cleanups: Array<() => void> = []
+  try {
+    const contenders: Array<{ readonly name: string; readonly bin: string }> = []
+    const mine = await bundled(root)
+    cleanups.push(mine.remove)
+    contenders.push({ name: "this", bin: mine.bin })
+    if (baseline !== undefined) {
+      const tree = checkout(baseline)
+      cleanups.push(tree.remove)
+      const theirs = await bundled(tree.at)
+      cleanups.push(theirs.remove)
+      contenders.unshift({ name: `baseline ${baseline}`, bin: theirs.bin })
+    }
+    const runs: Array<PassCpuRun> = []
+    for (let round = 0; round < rounds; round++) {
+      for (const contender of contenders) {
+        say(`15. pass CPU: ${contender.name}, round ${round + 1} of ${rounds} ...`)
+        runs.push(await runOnce(pg, redis, postmaster, contender, accounts, perKind, steadySeconds))
+      }
+    }
+    return runs
+  } finally {
+    for (const cleanup of cleanups.reverse()) cleanup()
+  }
+}

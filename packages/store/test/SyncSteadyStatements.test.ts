@@ -1,0 +1,108 @@
+/**
+ * What a sync that finds nothing new asks of PostgreSQL (issue 38, section 3): a fleet passes
+ * every account every interval, and nearly every pass finds nothing, so each statement of such a
+ * pass is paid thousands of times a minute, by the runner and by the server. The statements are
+ * counted where node-postgres sends them, through the whole stack (Sync, the store, @effect/sql).
+ */
+import { createRequire } from "node:module"
+import { FakeExchange, TestBillsApi } from "@account-bills/core/testing"
+import { describe, expect, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Redacted from "effect/Redacted"
+import * as TestClock from "effect/TestClock"
+import { BillsStore } from "../src/BillsStore.js"
+import * as StoreAccount from "../src/StoreAccount.js"
+import * as StoreLayer from "../src/StoreLayer.js"
+import * as Sync from "../src/Sync.js"
+import { engines } from "./support/engines.js"
+import { runOnTestClock } from "./support/runOnTestClock.js"
+
+/** node-postgres as @effect/sql-pg loads it: one module, so its client's prototype is the one used. */
+const pg = createRequire(createRequire(import.meta.url).resolve("@effect/sql-pg"))("pg") as {
+  readonly Client: { readonly prototype: { query: (...args: ReadonlyArray<unknown>) => unknown } }
+}
+
+const postgres = engines.find((engine) => engine.name === "postgres")
+const account = StoreAccount.make(Redacted.make(FakeExchange.defaultCredentials.apiKey), "main")
+
+/** The statements node-postgres sends while `effect` runs, their first words, in order. */
+const statementsOf = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+  Effect.acquireUseRelease(
+    Effect.sync(() => {
+      const sent: Array<string> = []
+      const original = pg.Client.prototype.query
+      pg.Client.prototype.query = function (this: unknown, ...args: ReadonlyArray<unknown>) {
+        const [config] = args
+        const text = typeof config === "string" ? config : (config as { readonly text?: string } | undefined)?.text
+        sent.push((text ?? "").replace(/\s+/g, " ").trim())
+        return Reflect.apply(original, this, args)
+      }
+      return { sent, original }
+    }),
+    ({ sent }) => Effect.map(effect, (result) => ({ result, sent })),
+    ({ original }) =>
+      Effect.sync(() => {
+        pg.Client.prototype.query = original
+      })
+  )
+
+describe.skipIf(postgres === undefined)("a sync that finds nothing new, on PostgreSQL", () => {
+  it.effect("sends one statement per step it must take, and no transaction", () =>
+    Effect.gen(function* () {
+      // A lease far longer than the sync, so that no renewal runs while the statements are counted.
+      const sync = Sync.run({ account, kinds: ["funding", "spot"], lease: "1 hour" })
+      yield* TestClock.setTime(Date.UTC(2025, 4, 1))
+      yield* runOnTestClock(sync)
+      const store = yield* BillsStore
+      const before = yield* Effect.all([store.coverage(account.id, "funding"), store.coverage(account.id, "spot")])
+      yield* TestClock.adjust("1 minute")
+      const { result, sent } = yield* statementsOf(runOnTestClock(sync))
+      expect(result.map((summary) => [summary.kind, summary.added, summary.done])).toEqual([
+        ["funding", 0, true],
+        ["spot", 0, true]
+      ])
+      // The account's row read once (it is registered already); per kind: the lease taken, the
+      // covered window read, the walk's end recorded under the fence, the bills counted, the
+      // lease let go. Nothing else: no BEGIN and COMMIT around a single statement, no insert.
+      const register = /^SELECT account, fingerprint, label FROM ab_accounts /
+      const perKind = [
+        /^UPDATE ab_sync SET lease_owner = \$1, lease_until = \$2 /,
+        /^SELECT covered_from, covered_to, cursor, server_order, lease_owner, lease_until, aged_out FROM ab_sync /,
+        /^UPDATE ab_sync SET cursor = NULL, covered_from = /,
+        /^SELECT COUNT\(\*\) AS n FROM ab_bills /,
+        /^UPDATE ab_sync SET lease_owner = NULL, lease_until = NULL /
+      ]
+      expect(sent.filter((text) => /^(BEGIN|COMMIT|ROLLBACK|SAVEPOINT|INSERT)\b/.test(text))).toEqual([])
+      expect(sent).toHaveLength(1 + 2 * perKind.length)
+      expect(sent.filter((text) => register.test(text))).toHaveLength(1)
+      for (const pattern of perKind) expect(sent.filter((text) => pattern.test(text))).toHaveLength(2)
+      // A caller that does not report what the store holds (a fleet's pass) leaves the count out.
+      yield* TestClock.adjust("1 minute")
+      const uncounted = yield* statementsOf(
+        runOnTestClock(Sync.run({ account, kinds: ["funding", "spot"], lease: "1 hour", countStored: false }))
+      )
+      expect(uncounted.result.map((summary) => summary.stored)).toEqual([undefined, undefined])
+      expect(uncounted.sent.filter((text) => /COUNT/.test(text))).toEqual([])
+      expect(uncounted.sent).toHaveLength(1 + 2 * (perKind.length - 1))
+      // The passes recorded what they read: the covered window reaches the new now.
+      const after = yield* Effect.all([store.coverage(account.id, "funding"), store.coverage(account.id, "spot")])
+      for (const [i, kind] of after.entries()) {
+        expect(kind.bills).toBe(before[i]?.bills)
+        expect(kind.unfinished).toBe(false)
+        expect(kind.coveredTo).toBeGreaterThan(before[i]?.coveredTo ?? Number.POSITIVE_INFINITY)
+      }
+    }).pipe(
+      Effect.provide(
+        Layer.provideMerge(
+          Layer.unwrapEffect(
+            Effect.map((postgres ?? (engines[0] as (typeof engines)[number])).fresh, StoreLayer.layer)
+          ),
+          TestBillsApi.layerStack({
+            exchange: { rateLimit: false, generate: { seed: 41, funding: 250, spot: 250, contract: 0 } }
+          })
+        )
+      )
+    )
+  )
+})
