@@ -18,10 +18,16 @@ import {
 } from "../../src/testing/index.js"
 import { fakeStack } from "./fakeStack.js"
 
-export interface FuturesAccounts {
+/** The bills of the three accounts as the exchange holds them, and the window they fall in. */
+export interface FuturesBills {
   readonly funding: ReadonlyArray<FundingWireBill>
   readonly spot: ReadonlyArray<SpotWireBill>
   readonly contract: ReadonlyArray<ContractWireBill>
+  readonly from: number
+  readonly to: number
+}
+
+export interface FuturesAccounts extends FuturesBills {
   /** The ledger of the three accounts as the client read it from the fake exchange (v3). */
   readonly entries: ReadonlyArray<Ledger.LedgerEntry>
   /** `account\u0000coin` -> the last balance the exchange reported. */
@@ -37,7 +43,7 @@ const coins: ReadonlyArray<BillGenerator.CoinSpec> = [
 const start = Date.UTC(2025, 4, 1)
 
 /** `count` funding and spot bills and `contract` futures bills of their own over `days` days. */
-export const futuresAccounts = (seed: number, count: number, contract: number, days = 4): Promise<FuturesAccounts> => {
+export const futuresBills = (seed: number, count: number, contract: number, days = 4): FuturesBills => {
   const endMillis = start + days * 86_400_000
   const linked = BillGenerator.make({ seed, coins }).generateLinked({
     count,
@@ -58,32 +64,33 @@ export const futuresAccounts = (seed: number, count: number, contract: number, d
     coins,
     transfers: lone
   })
+  // The contract legs trail their counterparts by up to 3 s: the window ends after the last.
+  return { funding: linked.funding, spot: linked.spot, contract: futures, from: start, to: endMillis + 60_000 }
+}
+
+/** {@link futuresBills}, read back through the real client from the fake exchange. */
+export const futuresAccounts = (seed: number, count: number, contract: number, days = 4): Promise<FuturesAccounts> => {
+  const bills = futuresBills(seed, count, contract, days)
   return Effect.runPromise(
     Effect.gen(function* () {
-      const entries = yield* Stream.runCollect(Ledger.stream({ from: start, to: endMillis + 60_000 }))
+      const entries = yield* Stream.runCollect(Ledger.stream({ from: bills.from, to: bills.to }))
       const finalBalances = new Map<string, string>()
-      for (const [account, bills] of [
-        ["funding", linked.funding],
-        ["spot", linked.spot],
-        ["contract", futures]
+      for (const [account, list] of [
+        ["funding", bills.funding],
+        ["spot", bills.spot],
+        ["contract", bills.contract]
       ] as const) {
         // Each list is in chain order (time, then the order it was booked in).
-        for (const bill of bills) finalBalances.set(`${account}\u0000${bill.coinName}`, bill.afterAmount)
+        for (const bill of list) finalBalances.set(`${account}\u0000${bill.coinName}`, bill.afterAmount)
       }
-      return {
-        funding: linked.funding,
-        spot: linked.spot,
-        contract: futures,
-        entries: Chunk.toReadonlyArray(entries),
-        finalBalances
-      }
+      return { ...bills, entries: Chunk.toReadonlyArray(entries), finalBalances }
     }).pipe(
       Effect.provide(
         fakeStack(
           {
             exchange: {
               rateLimit: false,
-              bills: { funding: linked.funding, spot: linked.spot, contract: futures }
+              bills: { funding: bills.funding, spot: bills.spot, contract: bills.contract }
             }
           },
           "v3"
