@@ -46,7 +46,7 @@ const futuresType: Readonly<Record<string, (bizType: string, negative: boolean) 
       : negative
         ? "Other Fee"
         : "Income",
-  bittytax: (bizType, negative) => (negative ? "Spend" : "Income")
+  bittytax: (_bizType, negative) => (negative ? "Spend" : "Income")
 }
 const typeColumn: Readonly<Record<string, string>> = { koinly: "Label", cointracking: "Type", bittytax: "Type" }
 const noteColumn: Readonly<Record<string, string>> = {
