@@ -13,7 +13,7 @@ import * as Effect from "effect/Effect"
 import { spawnSync } from "node:child_process"
 import { Journal, type Ledger, LedgerEvents } from "../../src/index.js"
 import { type FuturesAccounts, futuresAccounts } from "../support/futuresAccounts.js"
-import { checkJournal, itWith, journalFile, type Tool, tools } from "../support/journalTools.js"
+import { billDays, checkJournal, itWith, journalFile, type Tool, tools } from "../support/journalTools.js"
 
 const parents = { funding: "Assets:WEEX:Funding", spot: "Assets:WEEX:Spot", contract: "Assets:WEEX:Futures" } as const
 /** The names each tool gives the test coins, written out here, not computed. */
@@ -120,13 +120,7 @@ describe("the books of a key with a futures account", () => {
         const checked = checkJournal(tool, journalFile(journal.text, `futures.${tool}`))
         expect(checked.ok, checked.output).toBe(true)
         if (tool === "beancount") {
-          const days = new Set(
-            accounts.entries.map(
-              (entry) =>
-                `${entry.account}:${entry.bill.coinName}:${Math.floor(entry.bill.cTime.epochMillis / 86_400_000)}`
-            )
-          )
-          expect(journal.assertions).toBe(days.size)
+          expect(journal.assertions).toBe(billDays(accounts.entries))
         } else {
           // Every bill's balance, the futures account's included, but one per transfer that no
           // one place can book with both chains in order (see crossedTransfers).

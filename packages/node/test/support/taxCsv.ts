@@ -1,7 +1,11 @@
 /**
- * Reads a tax tool's file with nothing of ours: an RFC 4180 parser, exact decimal sums as scaled
- * integers, and what each row does to the balances in each tool's documented convention.
+ * Reads a tax tool's file with nothing of ours: the tests' own CSV parser (exportCheck.ts),
+ * exact decimal sums as scaled integers, and what each row does to the balances in each tool's
+ * documented convention.
  */
+import { parseCsv } from "./exportCheck.js"
+
+export { parseCsv }
 
 /** Decimal strings as scaled integers: exact sums without any float. */
 const scale = 30
@@ -11,34 +15,6 @@ export const toUnits = (text: string): bigint => {
   const [whole = "0", fraction = ""] = (negative ? text.slice(1) : text).split(".")
   const units = BigInt(whole) * 10n ** BigInt(scale) + BigInt(fraction.padEnd(scale, "0") || "0")
   return negative ? -units : units
-}
-
-/** RFC 4180: quoted fields may hold commas, quotes (doubled) and line breaks. */
-export const parseCsv = (text: string): Array<Array<string>> => {
-  const rows: Array<Array<string>> = []
-  let row: Array<string> = []
-  let field = ""
-  let quoted = false
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i] as string
-    if (quoted) {
-      if (c === '"' && text[i + 1] === '"') {
-        field += '"'
-        i++
-      } else if (c === '"') quoted = false
-      else field += c
-    } else if (c === '"') quoted = true
-    else if (c === ",") {
-      row.push(field)
-      field = ""
-    } else if (c === "\n") {
-      row.push(field)
-      rows.push(row)
-      row = []
-      field = ""
-    } else field += c
-  }
-  return rows
 }
 
 /** The rows of a file as records keyed by the header's names. */
