@@ -6,6 +6,7 @@
  */
 import { type ChildProcess, spawn } from "node:child_process"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { add, conventions, parseCsv, toUnits } from "./support/taxCsv.js"
 
 const bin = process.env.BILLS_TEST_BIN as string
 let exchange: ChildProcess
@@ -48,69 +49,6 @@ beforeAll(async () => {
 afterAll(() => {
   exchange.kill("SIGTERM")
 })
-
-/** Decimal strings as scaled integers: exact sums without any float. */
-const scale = 30
-const toUnits = (text: string): bigint => {
-  if (text === "") return 0n
-  const negative = text.startsWith("-")
-  const [whole = "0", fraction = ""] = (negative ? text.slice(1) : text).split(".")
-  const units = BigInt(whole) * 10n ** BigInt(scale) + BigInt(fraction.padEnd(scale, "0") || "0")
-  return negative ? -units : units
-}
-
-/** RFC 4180: quoted fields may hold commas, quotes (doubled) and line breaks. */
-const parseCsv = (text: string): Array<Array<string>> => {
-  const rows: Array<Array<string>> = []
-  let row: Array<string> = []
-  let field = ""
-  let quoted = false
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i] as string
-    if (quoted) {
-      if (c === '"' && text[i + 1] === '"') {
-        field += '"'
-        i++
-      } else if (c === '"') quoted = false
-      else field += c
-    } else if (c === '"') quoted = true
-    else if (c === ",") {
-      row.push(field)
-      field = ""
-    } else if (c === "\n") {
-      row.push(field)
-      rows.push(row)
-      row = []
-      field = ""
-    } else field += c
-  }
-  return rows
-}
-
-const add = (sums: Map<string, bigint>, coin: string, units: bigint) => {
-  if (coin !== "") sums.set(coin, (sums.get(coin) ?? 0n) + units)
-}
-
-/** What each row does to the balances, in each tool's documented convention. */
-const conventions: Record<string, (row: Record<string, string>, sums: Map<string, bigint>) => void> = {
-  // Koinly: + received, - sent, - fee.
-  koinly: (row, sums) => {
-    add(sums, row["Received Currency"] as string, toUnits(row["Received Amount"] as string))
-    add(sums, row["Sent Currency"] as string, -toUnits(row["Sent Amount"] as string))
-    add(sums, row["Fee Currency"] as string, -toUnits(row["Fee Amount"] as string))
-  },
-  // CoinTracking: the amounts include the fee; the fee column only tells.
-  cointracking: (row, sums) => {
-    add(sums, row["Buy Currency"] as string, toUnits(row["Buy Amount"] as string))
-    add(sums, row["Sell Currency"] as string, -toUnits(row["Sell Amount"] as string))
-  },
-  // BittyTax: + buy, - sell, - fee.
-  bittytax: (row, sums) => {
-    add(sums, row["Buy Asset"] as string, toUnits(row["Buy Quantity"] as string))
-    add(sums, row["Sell Asset"] as string, -toUnits(row["Sell Quantity"] as string))
-    add(sums, row["Fee Asset"] as string, -toUnits(row["Fee Quantity"] as string))
-  }
-}
 
 describe("a tax file, checked with nothing of ours but the bills program", () => {
   it("adds up, per coin and in each tool's convention, to the bills' own balance changes", async () => {

@@ -269,17 +269,47 @@ const orderMillisecond = (
 const dayOf = (millis: number) => Math.floor(millis / 86_400_000)
 
 /**
+ * When an event is booked: at its first bill, unless its bills lie apart in time (a transfer's
+ * two legs in two accounts) and a bill of a leg's account and coin falls between them; then at
+ * the first time by which every bill before its legs in their chains is booked and none after
+ * them is, where there is one (else at its first bill, and the assertions wait, see above).
+ */
+const bookingMillis = (
+  event: LedgerEvent,
+  chains: ReadonlyMap<string, Chain>,
+  position: ReadonlyMap<LedgerEntry, number>
+): number => {
+  const first = event.time.epochMillis
+  let earliest = first
+  let latest = first
+  for (const entry of event.entries) latest = Math.max(latest, entry.bill.cTime.epochMillis)
+  if (latest === first) return first
+  for (const entry of event.entries) {
+    const bills = (chains.get(entryKey(entry)) as Chain).bills
+    const at = position.get(entry) as number
+    const before = bills[at - 1]?.bill.cTime.epochMillis
+    const after = bills[at + 1]?.bill.cTime.epochMillis
+    if (before !== undefined) earliest = Math.max(earliest, before)
+    if (after !== undefined) latest = Math.min(latest, after)
+  }
+  return earliest <= latest ? earliest : first
+}
+
+/**
  * The plan of a journal over the events.
  */
 export const plan = (ledger: LedgerEvents): Plan => {
-  const events = [...ledger.events].sort((a, b) => a.time.epochMillis - b.time.epochMillis)
-  const chains = chainsOf(events, ledger.feeRules)
+  const byTime = [...ledger.events].sort((a, b) => a.time.epochMillis - b.time.epochMillis)
+  const chains = chainsOf(byTime, ledger.feeRules)
   const position = new Map<LedgerEntry, number>()
   for (const chain of chains.values()) {
     chain.bills.forEach((entry, i) => {
       position.set(entry, i)
     })
   }
+  const booked = new Map(byTime.map((event) => [event, bookingMillis(event, chains, position)] as const))
+  const millisOf = (event: LedgerEvent) => booked.get(event) as number
+  const events = [...byTime].sort((a, b) => millisOf(a) - millisOf(b))
 
   const transactions: Array<Transaction> = []
   const suspense: Array<SuspenseItem> = []
@@ -321,7 +351,7 @@ export const plan = (ledger: LedgerEvents): Plan => {
       postings.push(open, posting(named("opening"), coin, BigDecimal.negate(chain.opening)))
     }
     take({
-      millis: (events[0] as LedgerEvent).time.epochMillis,
+      millis: (byTime[0] as LedgerEvent).time.epochMillis,
       kind: "Opening",
       narration: "balances before the first bill of the window",
       billIds: [],
@@ -349,9 +379,9 @@ export const plan = (ledger: LedgerEvents): Plan => {
 
   let day: number | undefined
   for (let i = 0; i < events.length; ) {
-    const millis = (events[i] as LedgerEvent).time.epochMillis
+    const millis = millisOf(events[i] as LedgerEvent)
     const group: Array<LedgerEvent> = []
-    for (; i < events.length && (events[i] as LedgerEvent).time.epochMillis === millis; i++) {
+    for (; i < events.length && millisOf(events[i] as LedgerEvent) === millis; i++) {
       group.push(events[i] as LedgerEvent)
     }
     if (day !== undefined && dayOf(millis) !== day) closeDay()

@@ -3,14 +3,16 @@
  * (and where each comes from) are in `docs/internals/events.md`.
  */
 import * as BigDecimal from "effect/BigDecimal"
-import type * as DateTime from "effect/DateTime"
 import type {
   BalanceChange,
   CoinAmount,
   Conservation,
   EventAccount,
+  Fee,
+  Income,
   LedgerEvent,
   LedgerEvents,
+  Loss,
   ReadRule,
   UnpairedReason
 } from "../LedgerEvent.js"
@@ -71,6 +73,32 @@ const changesOf = (
   return [...sums.values()].map((change) => ({ ...change, amount: BigDecimal.normalize(change.amount) }))
 }
 
+/** What every event of one bill holds: its time, its bill, the change it makes, its account. */
+const oneBill = (leg: Leg) => ({
+  time: leg.entry.bill.cTime,
+  entries: [leg.entry],
+  changes: changesOf([[leg.entry.account, leg.coin, leg.change]]),
+  account: leg.entry.account
+})
+
+/** The bill's balance change, signed, fees included. */
+const signedChange = (leg: Leg): BalanceChange => ({
+  account: leg.entry.account,
+  coin: leg.coin,
+  amount: BigDecimal.normalize(leg.change)
+})
+
+/**
+ * Income, a loss or a fee: one bill whose signed change says which way the coin went; the amount
+ * is its size (the tag holds the direction).
+ */
+const flow = (tag: "Income" | "Loss" | "Fee", leg: Leg): Income | Loss | Fee => ({
+  _tag: tag,
+  ...oneBill(leg),
+  amount: coinAmount(leg.coin, BigDecimal.abs(leg.change)),
+  bizType: leg.entry.bizType
+})
+
 const fillOf = (entry: LedgerEntry): string | undefined => {
   if (entry.account !== "spot") return undefined
   const { fillSize, fillValue } = entry.bill
@@ -105,18 +133,13 @@ export const classify = (
   const events: Array<{ readonly first: number; readonly event: LedgerEvent }> = []
   const emit = (members: ReadonlyArray<Leg>, event: LedgerEvent) =>
     events.push({ first: Math.min(...members.map((leg) => leg.index)), event })
-  const timeOf = (leg: Leg): DateTime.Utc => leg.entry.bill.cTime
-
   const unpaired = (leg: Leg, reason: UnpairedReason) =>
     emit([leg], {
       _tag: "Unpaired",
-      time: timeOf(leg),
-      entries: [leg.entry],
-      changes: changesOf([[leg.entry.account, leg.coin, leg.change]]),
-      account: leg.entry.account,
+      ...oneBill(leg),
       bizType: leg.entry.bizType,
       reason,
-      change: { account: leg.entry.account, coin: leg.coin, amount: BigDecimal.normalize(leg.change) },
+      change: signedChange(leg),
       fee: optionalFee(leg)
     })
 
@@ -128,74 +151,22 @@ export const classify = (
     else if (fundingTradeTypes.has(bizType) || kind === "trade") unpaired(leg, "no-fill-data")
     else if (kind === "transfer") transferLegs.push(leg)
     else if (kind === "deposit") {
+      // Gross of a fee on the bill: the fee is its own part of the change.
       const amount = BigDecimal.sum(leg.change, leg.fee)
-      emit([leg], {
-        _tag: "Deposit",
-        time: timeOf(leg),
-        entries: [leg.entry],
-        changes: changesOf([
-          [account, leg.coin, amount],
-          [account, leg.coin, BigDecimal.negate(leg.fee)]
-        ]),
-        account,
-        amount: coinAmount(leg.coin, amount),
-        fee: optionalFee(leg)
-      })
+      emit([leg], { _tag: "Deposit", ...oneBill(leg), amount: coinAmount(leg.coin, amount), fee: optionalFee(leg) })
     } else if (kind === "withdrawal") {
+      // Net of the fee: what reached the other side.
       const amount = BigDecimal.negate(BigDecimal.sum(leg.change, leg.fee))
-      emit([leg], {
-        _tag: "Withdrawal",
-        time: timeOf(leg),
-        entries: [leg.entry],
-        changes: changesOf([
-          [account, leg.coin, BigDecimal.negate(amount)],
-          [account, leg.coin, BigDecimal.negate(leg.fee)]
-        ]),
-        account,
-        amount: coinAmount(leg.coin, amount),
-        fee: optionalFee(leg)
-      })
+      emit([leg], { _tag: "Withdrawal", ...oneBill(leg), amount: coinAmount(leg.coin, amount), fee: optionalFee(leg) })
     } else if ((kind === "fee" || isIncome(kind) || incomeTypes.has(bizType)) && !BigDecimal.isNegative(leg.change)) {
-      emit([leg], {
-        _tag: "Income",
-        time: timeOf(leg),
-        entries: [leg.entry],
-        changes: changesOf([[account, leg.coin, leg.change]]),
-        account,
-        amount: coinAmount(leg.coin, leg.change),
-        bizType
-      })
+      emit([leg], flow("Income", leg))
     } else if (isIncome(kind) && !/funding/i.test(bizType)) {
       // A futures position closed at a loss: a loss, not a cost.
-      emit([leg], {
-        _tag: "Loss",
-        time: timeOf(leg),
-        entries: [leg.entry],
-        changes: changesOf([[account, leg.coin, leg.change]]),
-        account,
-        amount: coinAmount(leg.coin, BigDecimal.negate(leg.change)),
-        bizType
-      })
+      emit([leg], flow("Loss", leg))
     } else if (kind === "fee" || isIncome(kind)) {
-      emit([leg], {
-        _tag: "Fee",
-        time: timeOf(leg),
-        entries: [leg.entry],
-        changes: changesOf([[account, leg.coin, leg.change]]),
-        account,
-        amount: coinAmount(leg.coin, BigDecimal.negate(leg.change)),
-        bizType
-      })
+      emit([leg], flow("Fee", leg))
     } else {
-      emit([leg], {
-        _tag: "Other",
-        time: timeOf(leg),
-        entries: [leg.entry],
-        changes: changesOf([[account, leg.coin, leg.change]]),
-        account,
-        bizType,
-        change: { account, coin: leg.coin, amount: BigDecimal.normalize(leg.change) }
-      })
+      emit([leg], { _tag: "Other", ...oneBill(leg), bizType, change: signedChange(leg) })
     }
   }
 

@@ -8,7 +8,7 @@ import * as BigDecimal from "effect/BigDecimal"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import { FundingBillFromWire, Journal, Ledger, LedgerEvents, SpotBillFromWire } from "../../src/index.js"
-import { checkJournal, itWith, journalFile, type Tool, tools } from "../support/journalTools.js"
+import { billDays, checkJournal, itWith, journalFile, type Tool, tools } from "../support/journalTools.js"
 import { generate } from "../support/keyAccounts.js"
 
 /** The names each tool's journal must give the test coins, written out here, not computed. */
@@ -75,14 +75,9 @@ describe("journals checked by the tools", () => {
         expect(checked.ok, checked.output).toBe(true)
         // Every bill's balance is asserted (hledger, Ledger), or every day's (Beancount).
         if (tool === "beancount") {
-          const days = new Set(
-            accounts.entries.map(
-              (entry) =>
-                `${entry.account}:${entry.bill.coinName}:${Math.floor(entry.bill.cTime.epochMillis / 86_400_000)}`
-            )
-          )
-          expect(journal.assertions).toBe(days.size)
-          expect(journal.text.match(/^\d{4}-\d\d-\d\d balance /gm)?.length).toBe(days.size)
+          const days = billDays(accounts.entries)
+          expect(journal.assertions).toBe(days)
+          expect(journal.text.match(/^\d{4}-\d\d-\d\d balance /gm)?.length).toBe(days)
         } else {
           expect(journal.assertions).toBe(accounts.entries.length)
           expect(journal.text.match(/ = -?\d/g)?.length).toBe(accounts.entries.length)
@@ -139,7 +134,8 @@ const spot = usdt("spot")
 describe("journals of windows and transfers the tools must still prove", () => {
   const t = Date.UTC(2025, 4, 31, 23, 59, 59, 500)
   // The window starts with balances already there (10 in spot, 5 in funding); the transfer's
-  // second leg comes a second after the first, and a deposit to the same account falls between.
+  // second leg comes a second after the first, a deposit to the same account falls between, and
+  // a withdrawal from the first leg's account follows.
   const entries = [
     spot("101", "transfer_out", "-4", "6", t),
     funding("102", "deposit", "1.5", "6.5", t + 400),
@@ -161,18 +157,47 @@ describe("journals of windows and transfers the tools must still prove", () => {
       expect(balance("Assets:WEEX:Funding:USDT")).toBe("10.5")
       expect(balance("Equity:WEEX:Opening")).toBe("-15")
       if (tool !== "beancount") {
-        // Two openings, and every bill but the deposit, whose balance (6.5) the journal never
-        // stands at: the transfer's funding leg is booked before it.
-        expect(journal.text.match(/ = -?\d/g)?.length).toBe(2 + entries.length - 1)
-        expect(journal.text).toMatch(/Assets:WEEX:Funding:USDT {2}1\.5 USDT = 10\.5 USDT/)
+        // Two openings and every bill: the transfer is booked after the deposit between its legs
+        // (and before the withdrawal after them), where both chains agree.
+        expect(journal.text.match(/ = -?\d/g)?.length).toBe(2 + entries.length)
+        expect(journal.text).toMatch(/Assets:WEEX:Funding:USDT {2}1\.5 USDT = 6\.5 USDT/)
+        expect(journal.text).toMatch(/Assets:WEEX:Funding:USDT {2}4 USDT = 10\.5 USDT/)
       } else {
-        // The transfer is booked on the day of its first leg, so the first day's end holds its
+        // The transfer is booked on the first day, after the deposit, so that day's end holds its
         // funding leg too (the balance the exchange reported after bill 103); amounts are written
         // with every decimal the coin has in the file.
         expect(journal.text).toMatch(/\n2025-06-01 balance Assets:WEEX:Spot:USDT {2}6\.0 ~ 0 USDT\n/)
         expect(journal.text).toMatch(/\n2025-06-01 balance Assets:WEEX:Funding:USDT {2}10\.5 ~ 0 USDT\n/)
         expect(journal.text).toMatch(/\n2025-06-02 balance Assets:WEEX:Spot:USDT {2}5\.0 ~ 0 USDT\n/)
         expect(journal.text.match(/ balance /g)?.length).toBe(3)
+      }
+    })
+  }
+
+  // Bills of both accounts fall between the legs, the first leg's account's before the second's:
+  // no one place for the transfer has both chains in order. It is booked at its first leg, and
+  // the deposit's own balance (6.5) is the one the journal never stands at; nothing is asserted
+  // in its place but the balance after the transfer's funding leg.
+  const crossed = [
+    spot("201", "transfer_out", "-4", "6", t),
+    spot("202", "withdraw", "-1", "5", t + 300),
+    funding("203", "deposit", "1.5", "6.5", t + 400),
+    funding("204", "transfer_in", "4", "10.5", t + 1000)
+  ]
+  for (const tool of tools) {
+    itWith(tool)(`${tool}: a transfer no one place can book in both chains' order`, { timeout: 30_000 }, () => {
+      const journal = Effect.runSync(
+        Effect.flatMap(LedgerEvents.fromEntries(crossed), (events) => Journal.write(tool, events))
+      )
+      const checked = checkJournal(tool, journalFile(journal.text, fileName[tool]))
+      expect(checked.ok, `${checked.output}\n${journal.text}`).toBe(true)
+      expect(
+        BigDecimal.format(checked.balances.get("Assets:WEEX:Funding:USDT\u0000USDT") as BigDecimal.BigDecimal)
+      ).toBe("10.5")
+      if (tool !== "beancount") {
+        expect(journal.text.match(/ = -?\d/g)?.length).toBe(2 + crossed.length - 1)
+        expect(journal.text).toMatch(/Assets:WEEX:Funding:USDT {2}1\.5 USDT = 10\.5 USDT/)
+        expect(journal.text).not.toMatch(/= 6\.5 USDT/)
       }
     })
   }

@@ -51,6 +51,22 @@ export const itWith = (tool: Tool): typeof it => {
   return it.skip as typeof it
 }
 
+/**
+ * How many Beancount `balance` directives a journal of `entries` holds: one per account, coin
+ * and UTC day that saw a bill.
+ */
+export const billDays = (
+  entries: ReadonlyArray<{
+    readonly account: string
+    readonly bill: { readonly coinName: string; readonly cTime: { readonly epochMillis: number } }
+  }>
+): number =>
+  new Set(
+    entries.map(
+      (entry) => `${entry.account}:${entry.bill.coinName}:${Math.floor(entry.bill.cTime.epochMillis / 86_400_000)}`
+    )
+  ).size
+
 /** A fresh file holding `text`. */
 export const journalFile = (text: string, name: string): string => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "account-bills-journal-"))
