@@ -5,6 +5,7 @@
  * @since 0.1.0
  */
 import { BillsApi, type BillsError, InvalidParams, isFundingBizType, isSpotBizType } from "@account-bills/core"
+import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
 import {
@@ -104,6 +105,11 @@ export const exportBills = (
   options: {
     readonly live: boolean
     readonly requests: Effect.Effect<number> | ((account: Account) => Effect.Effect<number>)
+    /**
+     * Several accounts one after the other, in `accountsOf`'s order, instead of side by side:
+     * a store answers at once, so the order can be the same on every run at no cost.
+     */
+    readonly inTurn?: boolean | undefined
   }
 ): Effect.Effect<ExportSummary, BillsError | FuturesRefused | LineSink.OutputError | LineSink.OutputClosed, BillsApi> =>
   Effect.gen(function* () {
@@ -207,7 +213,9 @@ export const exportBills = (
     const merged =
       marked.length === 1
         ? (marked[0] as (typeof marked)[number])
-        : Stream.mergeAll(marked, { concurrency: "unbounded" })
+        : options.inTurn === true
+          ? Stream.concatAll(Chunk.fromIterable(marked))
+          : Stream.mergeAll(marked, { concurrency: "unbounded" })
     yield* sink.write(header(request.format, request.account))
     yield* Stream.runForEach(merged, (step) =>
       "refused" in step
