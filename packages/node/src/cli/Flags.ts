@@ -6,7 +6,7 @@
  *
  * @since 0.1.0
  */
-import { contractIncomeTypes, fundingBizTypes, spotBizTypes } from "@account-bills/core/Operation"
+import { contractIncomeTypes, fundingBizTypes, isWellFormedBizType, spotBizTypes } from "@account-bills/core/Operation"
 import * as Options from "@effect/cli/Options"
 import * as Clock from "effect/Clock"
 import * as Config from "effect/Config"
@@ -125,8 +125,8 @@ export const coinId = number("coin-id", "N", 1).pipe(
 )
 
 /**
- * Every business type any account knows, for the help and the first check; which of them
- * an account takes is checked with `--account` (ExportFlags.ts).
+ * Every business type an account documents, for the help; which accounts document a type is
+ * said with `--account` (ExportFlags.ts).
  *
  * @since 0.1.0
  * @category constants
@@ -136,16 +136,25 @@ export const bizTypes: ReadonlyArray<string> = [
 ]
 
 /**
- * `--biz-type T`: only this business type.
+ * `--biz-type TYPE`: only this business type, documented or not (the records carry types the
+ * docs do not list); only its shape is checked here.
  *
  * @since 0.1.0
  * @category flags
  */
 export const bizType = Options.text("biz-type").pipe(
   Options.withPseudoName("TYPE"),
-  Options.withSchema(oneOf("biz-type", bizTypes)),
+  Options.withSchema(
+    flagValue(Schema.String, (text) =>
+      isWellFormedBizType(text)
+        ? Either.right(text)
+        : Either.left(
+            `--biz-type takes a business type, a letter then letters, digits or underscores (at most 64), got ${JSON.stringify(text)}`
+          )
+    )
+  ),
   Options.withDescription(
-    `only this business type. funding: ${fundingBizTypes.join(", ")}. spot: ${spotBizTypes.join(", ")}. contract: ${contractIncomeTypes.join(", ")}. With --account all, only those all three have`
+    `only this business type. Documented: funding: ${fundingBizTypes.join(", ")}. spot: ${spotBizTypes.join(", ")}. contract: ${contractIncomeTypes.join(", ")}. Any other (airdrop_reward, rake_back_reward, ...) is sent as given, with a warning`
   ),
   Options.optional
 )
