@@ -160,6 +160,21 @@ export const bizType = Options.text("biz-type").pipe(
 )
 
 /**
+ * `--format text|json` of `bills audit`.
+ *
+ * @since 0.2.0
+ * @category flags
+ */
+export const auditFormat = Options.text("format").pipe(
+  Options.withPseudoName("text|json"),
+  Options.withSchema(oneOf("format", ["text", "json"] as const)),
+  Options.withDescription(
+    "text: the report for people; json: one JSON object (whole, report, store, events) for scripts (default: text)"
+  ),
+  Options.withDefault("text" as const)
+)
+
+/**
  * `--format ndjson|csv|koinly|cointracking|bittytax|hledger|ledger|beancount`.
  *
  * @since 0.1.0
