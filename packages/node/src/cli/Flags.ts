@@ -50,7 +50,13 @@ export const wholeNumber = (flag: string, min: number, max?: number) =>
     return Either.left(`--${flag} takes a whole number ${range}, got ${JSON.stringify(text)}`)
   })
 
-const oneOf = <const Values extends ReadonlyArray<string>>(flag: string, values: Values) =>
+/**
+ * The schema of a flag that takes one of `values`, refusing anything else by name with the list.
+ *
+ * @since 0.2.0
+ * @category schemas
+ */
+export const oneOf = <const Values extends ReadonlyArray<string>>(flag: string, values: Values) =>
   flagValue(Schema.Literal(...values), (text) =>
     (values as ReadonlyArray<string>).includes(text)
       ? Either.right(text as Values[number])
