@@ -9,7 +9,7 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import * as fs from "node:fs"
-import type { ExportAccount, ExportFormat } from "./BillFormat.js"
+import { accountsOf, type ExportAccount, type ExportFormat } from "./BillFormat.js"
 import type { ExportRequest } from "./ExportBills.js"
 import type { JournalExportRequest } from "./JournalExport.js"
 import type { TaxExportRequest, TaxFormat } from "./TaxExport.js"
@@ -32,8 +32,7 @@ const bizTypesOf: Readonly<Record<BillKind, ReadonlyArray<string>>> = {
  * @category utils
  */
 export const undocumentedBizType = (account: ExportAccount, bizType: string): string | undefined => {
-  const kinds: ReadonlyArray<BillKind> = account === "all" ? ["funding", "spot", "contract"] : [account]
-  const without = kinds.filter((kind) => !bizTypesOf[kind].includes(bizType))
+  const without = accountsOf(account).filter((kind) => !bizTypesOf[kind].includes(bizType))
   if (without.length === 0) return undefined
   const which =
     without.length === 1
