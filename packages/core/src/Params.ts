@@ -7,7 +7,15 @@
 import * as DateTime from "effect/DateTime"
 import * as Schema from "effect/Schema"
 import { startNotAfterEnd } from "./internal/windowOrder.js"
-import { contractMaxSpanMillis, fundingBizTypes, maxPageSize, spotBizTypes } from "./Operation.js"
+import type { BizTypeOf } from "./Bill.js"
+import {
+  contractIncomeTypes,
+  contractMaxSpanMillis,
+  fundingBizTypes,
+  isWellFormedBizType,
+  maxPageSize,
+  spotBizTypes
+} from "./Operation.js"
 
 /**
  * A time bound: a `DateTime`, a `Date` or epoch milliseconds.
@@ -47,9 +55,18 @@ const pageSizeRule = Schema.Int.pipe(
   Schema.between(1, maxPageSize, { message: () => `must be an integer from 1 to ${maxPageSize}` })
 )
 
+/**
+ * A business type filter: typed as one of the operation's documented values (what an editor
+ * completes) or any other string, since records carry types beyond the documented ones; checked
+ * for its shape only (`bizTypePattern`), so a malformed value is refused and nothing is sent.
+ */
 const bizTypeOf = <const Values extends ReadonlyArray<string>>(values: Values) =>
-  Schema.Literal(...values).annotations({
-    message: () => ({ message: `must be one of ${values.join(", ")}`, override: true })
+  Schema.declare((u): u is BizTypeOf<Values[number]> => typeof u === "string" && isWellFormedBizType(u), {
+    identifier: "BizType",
+    message: () => ({
+      message: `must be a business type, a letter then letters, digits or underscores (at most 64), such as ${values.slice(0, 3).join(", ")}`,
+      override: true
+    })
   })
 
 const CoinId = Schema.Int.pipe(Schema.positive({ message: () => "must be a positive integer" }))
@@ -140,7 +157,7 @@ const contractWindow = (params: { readonly startTime?: number | undefined; reado
 export const ContractBillsParams = Schema.Struct({
   asset: Schema.optional(NonEmpty),
   symbol: Schema.optional(NonEmpty),
-  incomeType: Schema.optional(NonEmpty),
+  incomeType: Schema.optional(bizTypeOf(contractIncomeTypes)),
   startTime: Schema.optional(TimeBound),
   endTime: Schema.optional(TimeBound),
   limit: Schema.optional(pageSizeRule)

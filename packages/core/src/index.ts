@@ -88,6 +88,7 @@ export * as Journal from "./Journal.js"
  */
 export * as LedgerEvents from "./LedgerEvents.js"
 export {
+  bizTypePattern,
   type ContractIncomeType,
   contractIncomeTypes,
   contractHistoryStartMillis,
@@ -96,6 +97,7 @@ export {
   fundingBizTypes,
   isFundingBizType,
   isSpotBizType,
+  isWellFormedBizType,
   maxPageSize,
   type OperationName,
   operationOf,

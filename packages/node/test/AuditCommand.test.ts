@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
+import * as Schema from "effect/Schema"
 import * as Scope from "effect/Scope"
+import { AuditOutput } from "../src/cli/AuditJson.js"
 import { FakeExchangeServer, type FakeExchangeServerService } from "../src/FakeExchangeServer.js"
 import { exchangeEnv, runCli } from "./support/runCli.js"
 
@@ -70,6 +72,42 @@ describe("bills audit, as a process against the local exchange", () => {
     expect(result.stdout.trimEnd().endsWith("NOT WHOLE")).toBe(true)
     expect(result.stderr.trimEnd().split("\n")).toHaveLength(1)
     expect(result.stderr).toContain("1 break")
+  })
+
+  it("--format json: one object the AuditOutput schema decodes, the same verdict as the text, exit 0 or 3", async () => {
+    const decode = (stdout: string) => {
+      expect(stdout.endsWith("}\n")).toBe(true)
+      expect(stdout.trimEnd().split("\n")).toHaveLength(1)
+      return Schema.decodeUnknownSync(Schema.parseJson(AuditOutput), { onExcessProperty: "error" })(stdout)
+    }
+    const result = await runCli(["audit", "--account", "all", "--format", "json"], env(whole))
+    expect(result.code).toBe(0)
+    expect(result.stderr).toBe("")
+    const output = decode(result.stdout)
+    expect(output.whole).toBe(true)
+    expect(output.store).toEqual([])
+    const funding = output.report.accounts.find((account) => account.account === "funding")
+    expect(funding?.bills).toBe(150)
+    expect(funding?.total).toBe(150)
+    expect(output.report.accounts.find((account) => account.account === "spot")?.bills).toBe(300)
+    expect(output.events?.bills).toBe(450)
+    expect(output.events?.conserved).toBe(true)
+    // Amounts stay exact decimal strings in the JSON.
+    const raw = JSON.parse(result.stdout) as { report: { accounts: Array<{ coins: Array<{ lastBalance: unknown }> }> } }
+    expect(typeof raw.report.accounts[0]?.coins[0]?.lastBalance).toBe("string")
+
+    const brokenRun = await runCli(["audit", "--account", "spot", "--format", "json"], env(broken))
+    expect(brokenRun.code).toBe(3)
+    const brokenOutput = decode(brokenRun.stdout)
+    expect(brokenOutput.whole).toBe(false)
+    const coins = brokenOutput.report.accounts.flatMap((account) => account.coins)
+    expect(coins.reduce((sum, coin) => sum + coin.breakCount, 0)).toBe(1)
+    expect(coins.find((coin) => coin.breakCount === 1)?.coinId).toBe(lost.coinId)
+
+    // With --coin-id the events are not paired: null, as the text says.
+    const oneCoin = await runCli(["audit", "--account", "spot", "--coin-id", "1", "--format", "json"], env(whole))
+    expect(oneCoin.code).toBe(0)
+    expect(decode(oneCoin.stdout).events).toBeNull()
   })
 
   const badFlags: ReadonlyArray<readonly [string, ReadonlyArray<string>, string]> = [

@@ -52,10 +52,12 @@ describe("bills, as a person reads it", () => {
   it("help an operator finds: bills lists fleet, usage lines are pasteable, no filler, the fleet's own help as plain", async () => {
     const root = await runCli(["--help"], env())
     expect(root.code).toBe(0)
-    expect(root.stdout).toMatch(/- fleet +many accounts/)
+    expect(root.stdout).toMatch(/\n {2}fleet\n {6}many accounts/)
     const mistyped = await runCli(["exprt"], env())
     expect(mistyped.code).toBe(2)
-    expect(mistyped.stderr).toContain("'fleet'")
+    expect(mistyped.stderr).toBe(
+      'bills: "exprt" is not a command of bills; did you mean export? (export, audit, sync, fake-exchange, fleet)\n'
+    )
     const exported = await runCli(["export", "--help"], env())
     expect(exported.stdout).toContain("$ bills export [--account funding|spot|contract|all]")
     expect(exported.stdout).not.toContain("A user-defined piece of text.")
@@ -75,6 +77,57 @@ describe("bills, as a person reads it", () => {
     ]) {
       expect(run.stdout).toContain(text)
     }
+  })
+
+  it("help as written for this tool: every command named, one placeholder style, no @effect/cli boilerplate, the command list within 80 columns, the nearest command suggested", async () => {
+    const root = await runCli(["--help"], env())
+    expect(root.code).toBe(0)
+    const description = root.stdout.split("DESCRIPTION")[1]?.split("COMMANDS")[0] ?? ""
+    for (const command of ["export", "audit", "sync", "fake-exchange", "fleet"]) {
+      expect(description).toContain(command)
+    }
+    const helps = [
+      root.stdout,
+      ...(await Promise.all(
+        [
+          ["export", "--help"],
+          ["audit", "--help"],
+          ["fake-exchange", "--help"],
+          ["fleet", "--help"],
+          ["fleet", "run", "--help"],
+          ["fleet", "status", "--help"]
+        ].map(async (args) => {
+          const help = await runCli(args, env())
+          expect(help.code, args.join(" ")).toBe(0)
+          return help.stdout
+        })
+      ))
+    ]
+    for (const help of helps) {
+      for (const boilerplate of ["--wizard", "A true or false value.", "A user-defined piece of text."]) {
+        expect(help).not.toContain(boilerplate)
+      }
+      // Placeholders name what goes there, in capitals or as the choices: never the type.
+      expect(help).not.toMatch(/--[a-z-]+ (text|integer|float)(?![|\w])/)
+      expect(help).not.toMatch(/--[a-z-]+ [a-z0-9-]+ \| /)
+      // The command list, where there is one, fits a terminal of 80 columns.
+      const commands = help.split("\nCOMMANDS\n")[1]?.split(/\n[A-Z][A-Z ]+\n/)[0] ?? ""
+      for (const line of commands.split("\n")) expect(line.length, line).toBeLessThanOrEqual(80)
+      // The flags every command takes are said once, at the end.
+      expect(help).toContain("--log-level all|trace|debug|info|warning|error|fatal|none")
+    }
+    expect(helps[0]).toMatch(/\n {2}fake-exchange\n {6}run a fake exchange/)
+    expect(helps[5]).toContain("--db URL")
+    expect(helps[5]).toContain("--interval DURATION")
+    expect(helps[3]).toContain("--order newest-first|oldest-first")
+
+    const fleetTypo = await runCli(["fleet", "adds"], env())
+    expect(fleetTypo.code).toBe(2)
+    expect(fleetTypo.stderr).toBe(
+      'bills: "adds" is not a command of bills fleet; did you mean add? (add, remove, run, status, rekey)\n'
+    )
+    const farOff = await runCli(["fleet", "launch"], env())
+    expect(farOff.stderr).toBe('bills: "launch" is not a command of bills fleet (add, remove, run, status, rekey)\n')
   })
 
   it("--log-level is taken after the subcommand, as the help lists it there", async () => {

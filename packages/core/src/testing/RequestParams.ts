@@ -11,7 +11,7 @@ import * as Either from "effect/Either"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import type { ApiVersion } from "../BillsConfig.js"
-import { contractIncomeTypes, contractMaxSpanMillis, fundingBizTypes, maxPageSize, spotBizTypes } from "../Operation.js"
+import { bizTypePattern, contractMaxSpanMillis, maxPageSize } from "../Operation.js"
 import { type Rejection, rejections } from "./FakeProtocol.js"
 
 /**
@@ -61,11 +61,14 @@ const TimeBound = Schema.Union(
 )
 const PageSize = Schema.Int.pipe(Schema.between(1, maxPageSize))
 const nullable = <S extends Schema.Schema.Any>(schema: S) => Schema.optionalWith(schema, { nullable: true })
+// Any business type of the right shape filters, documented or not: the records carry types the
+// docs do not list, and filtering by one is assumed to work as for the listed ones.
+const BizType = Schema.String.pipe(Schema.pattern(bizTypePattern))
 
 const FundingBody = Schema.parseJson(
   Schema.Struct({
     coinId: nullable(Schema.Int),
-    bizType: nullable(Schema.Literal(...fundingBizTypes)),
+    bizType: nullable(BizType),
     startTime: nullable(TimeBound),
     endTime: nullable(TimeBound),
     pageIndex: nullable(Schema.Int.pipe(Schema.greaterThanOrEqualTo(1))),
@@ -76,7 +79,7 @@ const FundingBody = Schema.parseJson(
 const SpotBody = Schema.parseJson(
   Schema.Struct({
     coinId: nullable(Schema.Int),
-    bizType: nullable(Schema.Literal(...spotBizTypes)),
+    bizType: nullable(BizType),
     after: nullable(TimeBound),
     before: nullable(TimeBound),
     limit: nullable(PageSize)
@@ -162,14 +165,13 @@ export interface ContractParams {
  */
 export const contractDefaultLimit = 20
 
-const IncomeType = Schema.Literal(...contractIncomeTypes)
 const Name = Schema.String.pipe(Schema.minLength(1))
 
 const ContractBodyV3 = Schema.parseJson(
   Schema.Struct({
     asset: nullable(Name),
     symbol: nullable(Name),
-    incomeType: nullable(IncomeType),
+    incomeType: nullable(BizType),
     startTime: nullable(TimeBound),
     endTime: nullable(TimeBound),
     limit: nullable(PageSize),
@@ -182,7 +184,7 @@ const ContractBodyV2 = Schema.parseJson(
   Schema.Struct({
     coin: nullable(Name),
     symbol: nullable(Name),
-    businessType: nullable(IncomeType),
+    businessType: nullable(BizType),
     startTime: nullable(TimeBound),
     endTime: nullable(TimeBound),
     limit: nullable(PageSize)

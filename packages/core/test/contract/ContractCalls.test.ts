@@ -57,7 +57,7 @@ describe("the fake exchange's contract rules", () => {
           { startTime: t0, endTime: t0 + contractMaxSpanMillis + 1 },
           { limit: 101 },
           { limit: 0 },
-          { [names.type]: "not_a_type" },
+          { [names.type]: "not a type" },
           apiVersion === "v3" ? { coin: "USDT" } : { asset: "USDT" },
           ...(apiVersion === "v3" ? [{ nextKeyId: "1" }] : [])
         ]) {

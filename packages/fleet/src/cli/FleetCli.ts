@@ -9,6 +9,7 @@
  * @since 0.1.0
  */
 import { BillKind, BillsConfig, CliHelp, credentialsConfig } from "@account-bills/core"
+import * as CliConfig from "@effect/cli/CliConfig"
 import * as Command from "@effect/cli/Command"
 import * as HelpDoc from "@effect/cli/HelpDoc"
 import * as Options from "@effect/cli/Options"
@@ -63,9 +64,13 @@ const configProblem = (error: ConfigError.ConfigError): string =>
   })
 
 const db = Options.text("db").pipe(
+  Options.withPseudoName("URL"),
   Options.withDescription("the fleet's PostgreSQL database, postgres://user@host/db (password in PGPASSWORD)")
 )
-const label = Options.text("label").pipe(Options.withDescription("the account's name in the fleet"))
+const label = Options.text("label").pipe(
+  Options.withPseudoName("NAME"),
+  Options.withDescription("the account's name in the fleet")
+)
 
 const units: Readonly<Record<string, number>> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 }
 
@@ -269,6 +274,7 @@ const statusCommand = Command.make(
       Options.withDescription("refresh every 2 s: in place on a terminal, as new blocks of lines when piped")
     ),
     maxLag: Options.text("max-lag").pipe(
+      Options.withPseudoName("DURATION"),
       Options.withDescription("exit 4 when an account is behind by more than this (5m, 1h, ...; see EXIT CODES)"),
       Options.optional
     )
@@ -316,56 +322,67 @@ const handOverDeadlineMillis = 4_000
 const runFlags = {
   db,
   redis: Options.text("redis").pipe(
+    Options.withPseudoName("URL"),
     Options.withDescription(
       "Redis URL of the budget shared by every runner on this source address; without it the budget stays in this process, which is right only when this runner is alone on its address"
     ),
     Options.optional
   ),
   host: Options.text("host").pipe(
+    Options.withPseudoName("ADDRESS"),
     Options.withDescription("the address other runners reach this one at (default: 127.0.0.1)"),
     Options.withDefault("127.0.0.1")
   ),
   port: Options.integer("port").pipe(
+    Options.withPseudoName("N"),
     Options.withDescription("the port other runners reach this one at (default: 34431)"),
     Options.withDefault(34431)
   ),
   interval: Options.text("interval").pipe(
+    Options.withPseudoName("DURATION"),
     Options.withDescription("time between the passes of an account that is current: 5s, 1m, ... (default: 60s)"),
     Options.withDefault("60s")
   ),
   ipRps: Options.integer("ip-rps").pipe(
+    Options.withPseudoName("N"),
     Options.withDescription("requests per second per operation for the whole source address (default: no budget)"),
     Options.optional
   ),
   maxRps: Options.integer("max-rps").pipe(
+    Options.withPseudoName("N"),
     Options.withDescription("requests per second per operation of one account, its key (default: 10)"),
     Options.withDefault(10)
   ),
   concurrency: Options.integer("concurrency").pipe(
+    Options.withPseudoName("N"),
     Options.withDescription(
       "requests in flight per kind and account (default: 1, every request a page kept; more reads one account's first sync sooner but throws away what was read ahead when a pass stops at --pages-per-pass)"
     ),
     Options.optional
   ),
   localAddress: Options.text("local-address").pipe(
+    Options.withPseudoName("A,B,..."),
     Options.withDescription(
       "local addresses to send requests from, comma-separated (A,B,...): the exchange limits each source address apart, so each gets its own budget of --ip-rps; an account always leaves from the same one"
     ),
     Options.optional
   ),
   metricsPort: Options.integer("metrics-port").pipe(
+    Options.withPseudoName("N"),
     Options.withDescription(
       "serve /metrics (Prometheus), /healthz and /readyz on this port (default: not served; see docs/observability.md)"
     ),
     Options.optional
   ),
   metricsHost: Options.text("metrics-host").pipe(
+    Options.withPseudoName("ADDRESS"),
     Options.withDescription(
       "the address --metrics-port listens on (default: 127.0.0.1; 0.0.0.0 for a scraper on another machine)"
     ),
     Options.withDefault("127.0.0.1")
   ),
   pagesPerPass: Options.integer("pages-per-pass").pipe(
+    Options.withPseudoName("N"),
     Options.withDescription(
       `pages per kind in one pass; longer walks continue in the next pass (default: ${AccountPass.defaultPagesPerPass})`
     ),
@@ -491,6 +508,9 @@ const fleet = Command.make("fleet").pipe(
   Command.withSubcommands([addCommand, removeCommand, runCommand, statusCommand, rekeyCommand])
 )
 
+/** The names of the fleet's commands, for a mistyped one's suggestion. */
+const commandNames = ["add", "remove", "run", "status", "rekey"]
+
 /** The help's last section: every variable a runner or a fleet command reads. */
 const environment = HelpDoc.sequence(
   HelpDoc.sequence(
@@ -507,13 +527,21 @@ const environment = HelpDoc.sequence(
     )
   ),
   HelpDoc.sequence(
-    HelpDoc.h1("EXIT CODES"),
-    HelpDoc.enumeration(
-      [
-        "0: done; a runner stopped by SIGTERM or SIGINT exits 0 once its accounts are handed over",
-        "1: failed (the database, Redis, the port); 2: bad flags or values",
-        "3: status found an account failing; 4: status found one behind past --max-lag"
-      ].map((line) => HelpDoc.p(line)) as [HelpDoc.HelpDoc, ...Array<HelpDoc.HelpDoc>]
+    HelpDoc.sequence(
+      HelpDoc.h1("EVERY COMMAND"),
+      HelpDoc.enumeration(
+        CliHelp.everyCommand.map((line) => HelpDoc.p(line)) as [HelpDoc.HelpDoc, ...Array<HelpDoc.HelpDoc>]
+      )
+    ),
+    HelpDoc.sequence(
+      HelpDoc.h1("EXIT CODES"),
+      HelpDoc.enumeration(
+        [
+          "0: done; a runner stopped by SIGTERM or SIGINT exits 0 once its accounts are handed over",
+          "1: failed (the database, Redis, the port); 2: bad flags or values",
+          "3: status found an account failing; 4: status found one behind past --max-lag"
+        ].map((line) => HelpDoc.p(line)) as [HelpDoc.HelpDoc, ...Array<HelpDoc.HelpDoc>]
+      )
     )
   )
 )
@@ -590,6 +618,11 @@ const mainWith = (argv: ReadonlyArray<string>): Effect.Effect<number> => {
       Effect.catchAll((error) => {
         if (ValidationError.isValidationError(error)) {
           if (ValidationError.isHelpRequested(error)) return Effect.succeed(0)
+          // `bills fleet adds`: the nearest command, not @effect/cli's "use 'fleet'".
+          const mistyped = ValidationError.isCommandMismatch(error)
+            ? CliHelp.mistypedCommand(argv.slice(argv.indexOf("fleet") + 1), commandNames)
+            : undefined
+          if (mistyped !== undefined) return report(CliHelp.unknownCommand(mistyped, "bills fleet", commandNames), 2)
           const first =
             cliErrors
               .join("\n")
@@ -611,7 +644,7 @@ const mainWith = (argv: ReadonlyArray<string>): Effect.Effect<number> => {
         )
       }),
       Effect.catchAllDefect((defect) => report(`internal error: ${String(defect)}`, 1)),
-      Effect.provide(NodeContext.layer)
+      Effect.provide(Layer.merge(NodeContext.layer, CliConfig.layer({ showBuiltIns: false })))
     )
   )
 }

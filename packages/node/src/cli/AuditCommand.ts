@@ -14,7 +14,8 @@ const flags = {
   ...windowFlags,
   db: Flags.readDb,
   partial: Flags.partial,
-  label: Flags.label
+  label: Flags.label,
+  format: Flags.auditFormat
 }
 
 /**

@@ -13,6 +13,7 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import { NodeBillsApi } from "../NodeBillsApi.js"
 import { refusalAsFuturesRefused, skipRefusedContract, skippedLine } from "./FuturesRefused.js"
+import { auditEvents, auditJson } from "./AuditJson.js"
 import { accountsOf, type ExportAccount } from "./BillFormat.js"
 import { plain } from "./CoinSummary.js"
 import { importStore } from "./StoreModule.js"
@@ -51,7 +52,17 @@ export interface AuditFlags extends WindowFlags {
   /** With `db`: read a partly synced store anyway. */
   readonly partial: boolean
   readonly label: Option.Option<string>
+  /** `text` for people, `json` (one `AuditOutput` object) for scripts. */
+  readonly format: AuditFormat
 }
+
+/**
+ * How `bills audit` prints its report.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type AuditFormat = "text" | "json"
 
 /**
  * Checks the flags together into a ledger query; the first problem is reported in one line.
@@ -164,7 +175,11 @@ export const formatEvents = (result: LedgerEvents.LedgerEvents): ReadonlyArray<s
  * @since 0.1.0
  * @category utils
  */
-export const runAudit = (query: Ledger.LedgerQuery, covered: ReadonlyArray<string> = []) =>
+export const runAudit = (
+  query: Ledger.LedgerQuery,
+  covered: ReadonlyArray<string> = [],
+  format: AuditFormat = "text"
+) =>
   Effect.gen(function* () {
     // One read serves both: the chains, and the events (which need every coin to pair trades).
     const entries: Array<Ledger.LedgerEntry> = []
@@ -172,20 +187,31 @@ export const runAudit = (query: Ledger.LedgerQuery, covered: ReadonlyArray<strin
       query,
       query.coinId === undefined ? { onEntry: (entry) => void entries.push(entry) } : {}
     )
-    const [first, ...rest] = formatReport(report)
-    const verdict = rest.pop()
     const events =
-      query.coinId === undefined
-        ? formatEvents(yield* LedgerEvents.fromEntries(entries, { feeRules: readRules(report) }))
-        : ["events: not paired with --coin-id (a trade has two coins)"]
-    for (const line of [
-      ...(first === undefined ? [] : [first]),
-      ...covered,
-      ...rest,
-      ...events,
-      ...(verdict === undefined ? [] : [verdict])
-    ]) {
-      yield* Console.log(line)
+      query.coinId === undefined ? yield* LedgerEvents.fromEntries(entries, { feeRules: readRules(report) }) : undefined
+    if (format === "json") {
+      yield* Console.log(
+        auditJson({
+          whole: report.whole,
+          report,
+          store: covered,
+          events: events === undefined ? null : auditEvents(events)
+        })
+      )
+    } else {
+      const [first, ...rest] = formatReport(report)
+      const verdict = rest.pop()
+      for (const line of [
+        ...(first === undefined ? [] : [first]),
+        ...covered,
+        ...rest,
+        ...(events === undefined
+          ? ["events: not paired with --coin-id (a trade has two coins)"]
+          : formatEvents(events)),
+        ...(verdict === undefined ? [] : [verdict])
+      ]) {
+        yield* Console.log(line)
+      }
     }
     if (!report.whole) {
       const coins = report.accounts.flatMap((account) => account.coins)
@@ -218,7 +244,8 @@ export const auditWith = (parsed: AuditFlags) =>
       })((coverage) =>
         runAudit(
           query,
-          coverage.map((kind) => describeCoverage(kind, parsed))
+          coverage.map((kind) => describeCoverage(kind, parsed)),
+          parsed.format
         )
       )
     }
@@ -230,5 +257,5 @@ export const auditWith = (parsed: AuditFlags) =>
             Effect.sync(() => void process.stderr.write(`${skippedLine(refused)}\n`))
           ).pipe(Layer.provide(NodeBillsApi.layerConfig()))
         : NodeBillsApi.layerConfig()
-    return yield* runAudit(query).pipe(refusalAsFuturesRefused, Effect.provide(api))
+    return yield* runAudit(query, [], parsed.format).pipe(refusalAsFuturesRefused, Effect.provide(api))
   })

@@ -16,7 +16,13 @@ import { NodeBillsApi } from "../NodeBillsApi.js"
 import { type Account, accountsOf, type ExportAccount } from "./BillFormat.js"
 import { exportBills } from "./ExportBills.js"
 import { refusalAsFuturesRefused, skipRefusedContract, skippedLine } from "./FuturesRefused.js"
-import { type ExportFlags, validateExportFlags, validateJournalFlags, validateTaxFlags } from "./ExportFlags.js"
+import {
+  type ExportFlags,
+  undocumentedBizType,
+  validateExportFlags,
+  validateJournalFlags,
+  validateTaxFlags
+} from "./ExportFlags.js"
 import { warnAboveRateLimit } from "./Flags.js"
 import { isJournalFormat, journalExport } from "./JournalExport.js"
 import { importStore } from "./StoreModule.js"
@@ -81,12 +87,16 @@ export const runExport = (parsed: ExportFlags) => {
       ? Effect.asVoid(runJournalExport(parsed, format))
       : Effect.gen(function* () {
           const { request, maxRps } = yield* validateExportFlags({ ...parsed, format })
+          const warning =
+            request.bizType === undefined ? undefined : undocumentedBizType(request.account, request.bizType)
+          if (warning !== undefined) yield* Effect.sync(() => process.stderr.write(`${warning}\n`))
           if (Option.isSome(parsed.db)) {
             return yield* fromStoreRun(
               parsed,
               parsed.db.value,
               request,
-              exportBills(request, { live: false, requests: () => Effect.succeed(0) })
+              // From a store the accounts come in turn: the same output on every run.
+              exportBills(request, { live: false, requests: () => Effect.succeed(0), inTurn: true })
             )
           }
           yield* warnAboveRateLimit(maxRps)

@@ -41,11 +41,15 @@ const options = {
       "book trades as two spot legs and transfers between funding and spot with both legs (--funding plus --spot bills in all)"
     )
   ),
-  order: Options.choice("order", ["newest-first", "oldest-first"]).pipe(
+  order: Options.text("order").pipe(
+    Options.withPseudoName("newest-first|oldest-first"),
+    Options.withSchema(Flags.oneOf("order", ["newest-first", "oldest-first"] as const)),
     Options.withDescription("the order the exchange lists spot bills in (default: newest-first)"),
     Options.withDefault("newest-first" as const)
   ),
-  bounds: Options.choice("bounds", ["inclusive", "exclusive"]).pipe(
+  bounds: Options.text("bounds").pipe(
+    Options.withPseudoName("inclusive|exclusive"),
+    Options.withSchema(Flags.oneOf("bounds", ["inclusive", "exclusive"] as const)),
     Options.withDescription("whether after/before include their millisecond (default: inclusive)"),
     Options.withDefault("inclusive" as const)
   ),
@@ -63,29 +67,36 @@ const options = {
   ),
   rateLimit: count("rate-limit", 10, "requests per second per operation; 0 disables the limit"),
   faultRate: Options.float("fault-rate").pipe(
+    Options.withPseudoName("SHARE"),
     Options.withDescription("share of requests (0..1) answered with a random fault (default: 0)"),
     Options.withDefault(0)
   ),
   latency: count("latency", 0, "round trip in ms: half before the request is counted, half after"),
   jitter: count("jitter", 0, "up to this many ms more per round trip, drawn per request"),
-  apiVersion: Options.choice("api-version", ["v2", "v3"]).pipe(
+  apiVersion: Options.text("api-version").pipe(
+    Options.withPseudoName("v2|v3"),
+    Options.withSchema(Flags.oneOf("api-version", ["v2", "v3"] as const)),
     Options.withFallbackConfig(Config.literal("v2", "v3")("WEEX_API_VERSION").pipe(Config.withDefault("v2" as const))),
     Options.withDescription("the interface served: v2 or v3 (default: WEEX_API_VERSION, else v2)")
   ),
   port: count("port", 0, "the port; 0 picks a free one"),
   host: Options.text("host").pipe(
+    Options.withPseudoName("ADDRESS"),
     Options.withDescription("a loopback address (default: 127.0.0.1)"),
     Options.withDefault("127.0.0.1")
   ),
   apiKey: Options.text("api-key").pipe(
+    Options.withPseudoName("KEY"),
     Options.withDescription("the key it accepts (default: the testing kit's)"),
     Options.optional
   ),
   secret: Options.text("secret").pipe(
+    Options.withPseudoName("SECRET"),
     Options.withDescription("the secret it accepts (default: the testing kit's)"),
     Options.optional
   ),
   passphrase: Options.text("passphrase").pipe(
+    Options.withPseudoName("PASSPHRASE"),
     Options.withDescription("the passphrase it accepts (default: the testing kit's)"),
     Options.optional
   )

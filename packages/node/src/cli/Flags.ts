@@ -6,7 +6,7 @@
  *
  * @since 0.1.0
  */
-import { contractIncomeTypes, fundingBizTypes, spotBizTypes } from "@account-bills/core/Operation"
+import { contractIncomeTypes, fundingBizTypes, isWellFormedBizType, spotBizTypes } from "@account-bills/core/Operation"
 import * as Options from "@effect/cli/Options"
 import * as Clock from "effect/Clock"
 import * as Config from "effect/Config"
@@ -50,7 +50,13 @@ export const wholeNumber = (flag: string, min: number, max?: number) =>
     return Either.left(`--${flag} takes a whole number ${range}, got ${JSON.stringify(text)}`)
   })
 
-const oneOf = <const Values extends ReadonlyArray<string>>(flag: string, values: Values) =>
+/**
+ * The schema of a flag that takes one of `values`, refusing anything else by name with the list.
+ *
+ * @since 0.2.0
+ * @category schemas
+ */
+export const oneOf = <const Values extends ReadonlyArray<string>>(flag: string, values: Values) =>
   flagValue(Schema.Literal(...values), (text) =>
     (values as ReadonlyArray<string>).includes(text)
       ? Either.right(text as Values[number])
@@ -125,8 +131,8 @@ export const coinId = number("coin-id", "N", 1).pipe(
 )
 
 /**
- * Every business type any account knows, for the help and the first check; which of them
- * an account takes is checked with `--account` (ExportFlags.ts).
+ * Every business type an account documents, for the help; which accounts document a type is
+ * said with `--account` (ExportFlags.ts).
  *
  * @since 0.1.0
  * @category constants
@@ -136,18 +142,42 @@ export const bizTypes: ReadonlyArray<string> = [
 ]
 
 /**
- * `--biz-type T`: only this business type.
+ * `--biz-type TYPE`: only this business type, documented or not (the records carry types the
+ * docs do not list); only its shape is checked here.
  *
  * @since 0.1.0
  * @category flags
  */
 export const bizType = Options.text("biz-type").pipe(
   Options.withPseudoName("TYPE"),
-  Options.withSchema(oneOf("biz-type", bizTypes)),
+  Options.withSchema(
+    flagValue(Schema.String, (text) =>
+      isWellFormedBizType(text)
+        ? Either.right(text)
+        : Either.left(
+            `--biz-type takes a business type, a letter then letters, digits or underscores (at most 64), got ${JSON.stringify(text)}`
+          )
+    )
+  ),
   Options.withDescription(
-    `only this business type. funding: ${fundingBizTypes.join(", ")}. spot: ${spotBizTypes.join(", ")}. contract: ${contractIncomeTypes.join(", ")}. With --account all, only those all three have`
+    `only this business type. Documented: funding: ${fundingBizTypes.join(", ")}. spot: ${spotBizTypes.join(", ")}. contract: ${contractIncomeTypes.join(", ")}. Any other (airdrop_reward, rake_back_reward, ...) is sent as given, with a warning`
   ),
   Options.optional
+)
+
+/**
+ * `--format text|json` of `bills audit`.
+ *
+ * @since 0.2.0
+ * @category flags
+ */
+export const auditFormat = Options.text("format").pipe(
+  Options.withPseudoName("text|json"),
+  Options.withSchema(oneOf("format", ["text", "json"] as const)),
+  Options.withDescription(
+    "text: the report for people; json: one JSON object (whole, report, store, events) for scripts (default: text)"
+  ),
+  Options.withDefault("text" as const)
 )
 
 /**

@@ -10,6 +10,7 @@
  */
 // Deep paths, not the barrel: the help must not load the client (the bundle would carry it all).
 import * as CliHelp from "@account-bills/core/CliHelp"
+import * as CliConfig from "@effect/cli/CliConfig"
 import * as Command from "@effect/cli/Command"
 import * as HelpDoc from "@effect/cli/HelpDoc"
 import * as ValidationError from "@effect/cli/ValidationError"
@@ -49,20 +50,33 @@ const fleetCommand = Command.make("fleet").pipe(
   )
 )
 
+const subcommands = [exportCommand, auditCommand, syncCommand, fakeExchangeCommand("npx bills"), fleetCommand] as const
+
+/** The names of the subcommands, for a mistyped one's suggestion. */
+const commandNames = ["export", "audit", "sync", "fake-exchange", "fleet"]
+
 const bills = Command.make("bills").pipe(
-  Command.withDescription("export the bill history of an exchange account"),
-  Command.withSubcommands([exportCommand, auditCommand, syncCommand, fakeExchangeCommand("npx bills"), fleetCommand])
+  Command.withDescription(
+    "the bill history of a WEEX account (funding, spot, futures): export it (NDJSON, CSV, tax tools' files, journals), audit its balance chains, sync it into a store; fake-exchange runs a local exchange to try them on; fleet keeps many accounts current"
+  ),
+  Command.withSubcommands(subcommands)
 )
 
 /** The help's last section: where the credentials and settings come from. */
 const environment = HelpDoc.sequence(
-  HelpDoc.h1("ENVIRONMENT"),
-  HelpDoc.enumeration(
-    Arr.map(variables, (variable) =>
-      HelpDoc.p(
-        `${variable.name}: ${variable.meaning}${variable.fallback === undefined ? " (required to reach the exchange)" : ` (default: ${variable.fallback})`}`
+  HelpDoc.sequence(
+    HelpDoc.h1("ENVIRONMENT"),
+    HelpDoc.enumeration(
+      Arr.map(variables, (variable) =>
+        HelpDoc.p(
+          `${variable.name}: ${variable.meaning}${variable.fallback === undefined ? " (required to reach the exchange)" : ` (default: ${variable.fallback})`}`
+        )
       )
     )
+  ),
+  HelpDoc.sequence(
+    HelpDoc.h1("EVERY COMMAND"),
+    HelpDoc.enumeration(Arr.map(CliHelp.everyCommand, (line) => HelpDoc.p(line)))
   )
 )
 
@@ -73,6 +87,12 @@ const environment = HelpDoc.sequence(
 const cliEnvironment = Layer.mergeAll(NodeFileSystem.layer, NodePath.layer, NodeTerminal.layer)
 
 const cli = (version: string) => Command.run(bills, { name: "bills", version, footer: environment })
+
+/**
+ * @effect/cli's own flags (--help, --version, --log-level, --completions, --wizard) are left out
+ * of every OPTIONS section: the footer says the ones that matter once, in our words.
+ */
+const cliConfig = CliConfig.layer({ showBuiltIns: false })
 
 // biome-ignore lint/suspicious/noControlCharactersInRegex: ANSI escapes are what this strips
 const ansi = /\x1b\[[0-9;]*m/g
@@ -136,6 +156,12 @@ export const main = (argv: ReadonlyArray<string>): Effect.Effect<number> => {
       Effect.catchAll((error) => {
         if (ValidationError.isValidationError(error)) {
           if (ValidationError.isHelpRequested(error)) return Effect.succeed(ExitCode.ok)
+          const mistyped = ValidationError.isCommandMismatch(error)
+            ? CliHelp.mistypedCommand(command, commandNames)
+            : undefined
+          if (mistyped !== undefined) {
+            return report(CliHelp.unknownCommand(mistyped, "bills", commandNames), ExitCode.usage)
+          }
           return report(firstLine(cliErrors.join("\n")), ExitCode.usage)
         }
         // `| head` has all it wanted: like a finished export, not like a failure.
@@ -153,7 +179,7 @@ export const main = (argv: ReadonlyArray<string>): Effect.Effect<number> => {
         return Effect.flatMap(Clock.currentTimeMillis, (now) => report(describeFailure(error, now), code))
       }),
       Effect.catchAllDefect((defect) => report(`internal error: ${String(defect)}`, ExitCode.failed)),
-      Effect.provide(cliEnvironment)
+      Effect.provide(Layer.merge(cliEnvironment, cliConfig))
     )
   )
 }
