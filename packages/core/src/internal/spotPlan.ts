@@ -187,20 +187,11 @@ const fresh = (known: SpotWalkState, lo: number, hi: number): SpotWalkState => (
   edgeBillIds: []
 })
 
-/**
- * Splits `state` after about `pages` pages at `density`: the part read first, and the rest
- * (`undefined` when the window is not much larger than that).
- */
-export const cut = (
-  state: SpotWalkState,
-  density: number,
-  pages: number,
-  limit: number
-): { readonly keep: SpotWalkState; readonly rest: SpotWalkState } | undefined => {
-  const span = Math.max(1, Math.ceil((pages * limit) / density))
-  // Not `span >> 1`: a sparse history gives spans beyond 2^31 ms (25 days), where the 32-bit shift
-  // turns negative and would let a cut reach past the window's start.
-  if (state.hi - state.lo + 1 <= span + Math.floor(span / 2)) return undefined
+/** A split of a segment: the part read first, and the rest, handed on. */
+type Split = { readonly keep: SpotWalkState; readonly rest: SpotWalkState }
+
+/** `state` split after its first `span` ms in the server's order; `undefined` while that is unknown. */
+const splitAfter = (state: SpotWalkState, span: number): Split | undefined => {
   if (state.order === "newest-first") {
     const s = state.hi - span + 1
     return { keep: { ...state, lo: s }, rest: fresh(state, state.lo, s - 1) }
@@ -213,28 +204,28 @@ export const cut = (
 }
 
 /**
+ * Splits `state` after about `pages` pages at `density`: the part read first, and the rest
+ * (`undefined` when the window is not much larger than that).
+ */
+export const cut = (state: SpotWalkState, density: number, pages: number, limit: number): Split | undefined => {
+  const span = Math.max(1, Math.ceil((pages * limit) / density))
+  // Not `span >> 1`: a sparse history gives spans beyond 2^31 ms (25 days), where the 32-bit shift
+  // turns negative and would let a cut reach past the window's start.
+  if (state.hi - state.lo + 1 <= span + Math.floor(span / 2)) return undefined
+  return splitAfter(state, span)
+}
+
+/**
  * Under a width rule, `state` split after the part one request covers at the end the server
  * lists first, and the rest (`undefined` when one request covers it all, or the order is
  * unknown). Where a request over that part reads less than a page, the walk of the part ends
  * with it, so the rest costs no request more than one walk going on would, and the parts are
  * asked at once instead of a round trip apart (an account's years before its first bill).
  */
-export const sliceCut = (
-  state: SpotWalkState,
-  maxWidth: number
-): { readonly keep: SpotWalkState; readonly rest: SpotWalkState } | undefined => {
+export const sliceCut = (state: SpotWalkState, maxWidth: number): Split | undefined => {
   // Milliseconds one request covers with both bounds widened by one (`spotSlice`).
   const span = Math.max(1, maxWidth - 1)
-  if (state.hi - state.lo + 1 <= span) return undefined
-  if (state.order === "newest-first") {
-    const s = state.hi - span + 1
-    return { keep: { ...state, lo: s }, rest: fresh(state, state.lo, s - 1) }
-  }
-  if (state.order === "oldest-first") {
-    const s = state.lo + span - 1
-    return { keep: { ...state, hi: s }, rest: fresh(state, s + 1, state.hi) }
-  }
-  return undefined
+  return state.hi - state.lo + 1 <= span ? undefined : splitAfter(state, span)
 }
 
 /**
