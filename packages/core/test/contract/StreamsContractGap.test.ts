@@ -49,4 +49,31 @@ describe("streamContractBills over years with no bill", () => {
       )
     )
   }
+
+  // A sparse history: a few bills on each side of every millisecond where the walk cuts one
+  // request's width off the next (from the first page's slice back), so a part that overlaps its
+  // neighbour repeats a bill and one that leaves a millisecond out loses one.
+  const width = contractMaxSpanMillis - 1
+  const hi = now - 1
+  const times = Array.from({ length: 12 }, (_, k) => hi - width + 1 - k * width).flatMap((edge) =>
+    [-2, -1, 0, 1, 2].map((d) => edge + d)
+  )
+  const sparse = BillGenerator.generateContract({ count: times.length, startMillis: start, endMillis: now, seed: 7 })
+    .slice(0, times.length)
+    .map((bill, i) => ({ ...bill, cTime: String(times[i]) }))
+  for (const apiVersion of ["v2", "v3"] as const) {
+    it.effect(`${apiVersion}: bills on both sides of every cut between two parts come once each`, () =>
+      Effect.gen(function* () {
+        yield* TestClock.setTime(now)
+        const api = yield* BillsApi
+        const exit = yield* runOnTestClock(Stream.runCollect(api.streamContractBills()), 50)
+        if (Exit.isFailure(exit)) return expect.fail(String(exit.cause))
+        const got = [...exit.value].map((bill) => bill.billId)
+        expect(new Set(got).size).toBe(got.length)
+        expect(got.sort()).toEqual(sparse.map((bill) => bill.billId).sort())
+      }).pipe(
+        Effect.provide(fakeStack({ exchange: { bills: { contract: sparse }, latency: { millis: 150 } } }, apiVersion))
+      )
+    )
+  }
 })
