@@ -45,6 +45,8 @@ export interface SpotPoolOptions {
   readonly piecePages: number
   /** Pages a segment may read ahead of the consumer. */
   readonly bufferPages: number
+  /** The widest window one request may ask for (the operation's width rule), if it has one. */
+  readonly maxWidth?: number | undefined
 }
 
 /**
@@ -162,6 +164,17 @@ export const densityOf = (before: SpotWalkState, after: SpotWalkState, received:
 }
 
 /**
+ * Bills per millisecond of a page short of the limit that left part of the window to read (a
+ * width rule sliced the request): the slice it read whole held `received` bills, maybe none.
+ * `undefined` while the order is unknown.
+ */
+export const readDensity = (before: SpotWalkState, after: SpotWalkState, received: number): number | undefined => {
+  const span =
+    after.order === "newest-first" ? before.hi - after.hi : after.order === "oldest-first" ? after.lo - before.lo : 0
+  return span > 0 ? received / span : undefined
+}
+
+/**
  * The state of a walk of `[lo, hi]` that knows what `known` knows about the exchange.
  */
 const fresh = (known: SpotWalkState, lo: number, hi: number): SpotWalkState => ({
@@ -174,20 +187,11 @@ const fresh = (known: SpotWalkState, lo: number, hi: number): SpotWalkState => (
   edgeBillIds: []
 })
 
-/**
- * Splits `state` after about `pages` pages at `density`: the part read first, and the rest
- * (`undefined` when the window is not much larger than that).
- */
-export const cut = (
-  state: SpotWalkState,
-  density: number,
-  pages: number,
-  limit: number
-): { readonly keep: SpotWalkState; readonly rest: SpotWalkState } | undefined => {
-  const span = Math.max(1, Math.ceil((pages * limit) / density))
-  // Not `span >> 1`: a sparse history gives spans beyond 2^31 ms (25 days), where the 32-bit shift
-  // turns negative and would let a cut reach past the window's start.
-  if (state.hi - state.lo + 1 <= span + Math.floor(span / 2)) return undefined
+/** A split of a segment: the part read first, and the rest, handed on. */
+type Split = { readonly keep: SpotWalkState; readonly rest: SpotWalkState }
+
+/** `state` split after its first `span` ms in the server's order; `undefined` while that is unknown. */
+const splitAfter = (state: SpotWalkState, span: number): Split | undefined => {
   if (state.order === "newest-first") {
     const s = state.hi - span + 1
     return { keep: { ...state, lo: s }, rest: fresh(state, state.lo, s - 1) }
@@ -200,16 +204,41 @@ export const cut = (
 }
 
 /**
+ * Splits `state` after about `pages` pages at `density`: the part read first, and the rest
+ * (`undefined` when the window is not much larger than that).
+ */
+export const cut = (state: SpotWalkState, density: number, pages: number, limit: number): Split | undefined => {
+  const span = Math.max(1, Math.ceil((pages * limit) / density))
+  // Not `span >> 1`: a sparse history gives spans beyond 2^31 ms (25 days), where the 32-bit shift
+  // turns negative and would let a cut reach past the window's start.
+  if (state.hi - state.lo + 1 <= span + Math.floor(span / 2)) return undefined
+  return splitAfter(state, span)
+}
+
+/**
+ * Under a width rule, `state` split after the part one request covers at the end the server
+ * lists first, and the rest (`undefined` when one request covers it all, or the order is
+ * unknown). Where a request over that part reads less than a page, the walk of the part ends
+ * with it, so the rest costs no request more than one walk going on would, and the parts are
+ * asked at once instead of a round trip apart (an account's years before its first bill).
+ */
+export const sliceCut = (state: SpotWalkState, maxWidth: number): Split | undefined => {
+  // Milliseconds one request covers with both bounds widened by one (`spotSlice`).
+  const span = Math.max(1, maxWidth - 1)
+  return state.hi - state.lo + 1 <= span ? undefined : splitAfter(state, span)
+}
+
+/**
  * The plan of a pooled walk from `start` (a walk's state after at least one page), begun at
  * `now`; `density` is what the page before `start` measured.
  */
 export const makeSpotPlan = (
   start: SpotWalkState,
   density: number | undefined,
-  options: Pick<SpotPoolOptions, "concurrency" | "limit" | "piecePages">,
+  options: Pick<SpotPoolOptions, "concurrency" | "limit" | "piecePages" | "maxWidth">,
   now: number
 ): SpotPlan => {
-  const { concurrency, limit, piecePages } = options
+  const { concurrency, limit, maxWidth, piecePages } = options
   // The whole window: segments later in the output lie towards this end.
   const globalLo = start.lo
   const globalHi = start.hi
@@ -261,15 +290,23 @@ export const makeSpotPlan = (
     completions.push(timing.now)
   }
 
+  // Under a width rule, a segment whose request over one width reads less than a page, as far
+  // as its density says (unknown: after a gap in the history, or before any full page), is cut
+  // one width at a time: each part ends with its one request.
+  const sparse = (segment: MutableSegment): boolean =>
+    maxWidth !== undefined && (segment.density === undefined || segment.density * (maxWidth - 1) < limit)
+
   // Walks that will still be walking after their next page: one whose unread part holds about
   // a page at its density ends with that page, and is replaced now rather than after it ended,
   // so that walks cut at the same time, which end at the same time, do not leave the pool
-  // short for the round trips it takes to cut new ones.
+  // short for the round trips it takes to cut new ones. So does a sparse one no wider than a request.
+  const endsNext = (s: MutableSegment): boolean => {
+    const width = s.state.hi - s.state.lo + 1
+    return (sparse(s) && width < (maxWidth as number)) || (s.density !== undefined && width * s.density <= limit)
+  }
   const walking = (): number => {
     let n = 0
-    for (let s = head; s !== undefined; s = s.next) {
-      if (s.status === "walking" && (s.density === undefined || (s.state.hi - s.state.lo + 1) * s.density > limit)) n++
-    }
+    for (let s = head; s !== undefined; s = s.next) if (s.status === "walking" && !endsNext(s)) n++
     return n
   }
 
@@ -286,8 +323,10 @@ export const makeSpotPlan = (
     for (let s = head; s !== undefined; s = s.next) if (s.status === "walking") walks++
     return walks < concurrency && holding() < concurrency
   }
+  // A sparse segment waiting (a part of a gap, under a width rule) ends with its one request:
+  // it does not stand in for cutting a dense one, whose pages would go a round trip apart.
   const anyPending = (): boolean => {
-    for (let s = head; s !== undefined; s = s.next) if (s.status === "pending") return true
+    for (let s = head; s !== undefined; s = s.next) if (s.status === "pending" && !sparse(s)) return true
     return false
   }
 
@@ -307,7 +346,18 @@ export const makeSpotPlan = (
   // Whether a piece was ever cut: only then may a short segment be halved (see the header).
   let pieced = false
   const cutOff = (segment: MutableSegment, at: number): MutableSegment | undefined => {
-    if (segment.density === undefined || walking() >= wanted(at)) return undefined
+    if (walking() >= wanted(at)) return undefined
+    const parts = sparse(segment) ? sliceCut(segment.state, maxWidth as number) : pieceOf(segment, at)
+    if (parts === undefined) return undefined
+    const rest = newSegment(parts.rest, segment.density)
+    segment.state = parts.keep
+    rest.next = segment.next
+    segment.next = rest
+    return rest
+  }
+  /** A segment of known density split after `piecePages` pages, or halved near the window's end. */
+  const pieceOf = (segment: MutableSegment, at: number) => {
+    if (segment.density === undefined) return undefined
     // Once no segment is long enough to keep `piecePages` (the end of the window is near), a
     // short one is halved instead: its pages would otherwise be walked one round trip at a time.
     // Not in the pool's first window: the limiter's opening burst lets the rate look higher
@@ -315,18 +365,13 @@ export const makeSpotPlan = (
     // does not need.
     const pagesLeft = ((segment.state.hi - segment.state.lo + 1) * segment.density) / limit
     const piece = cut(segment.state, segment.density, piecePages, limit)
-    const parts =
+    if (piece !== undefined) pieced = true
+    return (
       piece ??
       (pieced && pagesLeft >= 2 && at - started >= rateHorizonMillis && !anyLong(segment)
         ? cut(segment.state, segment.density, Math.floor(pagesLeft / 2), limit)
         : undefined)
-    if (parts === undefined) return undefined
-    if (piece !== undefined) pieced = true
-    const rest = newSegment(parts.rest, segment.density)
-    segment.state = parts.keep
-    rest.next = segment.next
-    segment.next = rest
-    return rest
+    )
   }
 
   return {
@@ -347,7 +392,13 @@ export const makeSpotPlan = (
       recordFetch(timing)
       requests++
       s.state = page.next
-      const measured = page.received === limit ? densityOf(page.before, page.next, page.received) : undefined
+      // A page short of the limit leaves something to read only when a width rule sliced it.
+      const measured =
+        page.received === limit
+          ? densityOf(page.before, page.next, page.received)
+          : maxWidth === undefined
+            ? undefined
+            : readDensity(page.before, page.next, page.received)
       if (measured !== undefined) s.density = measured
       // More walks may be wanted: hand the far part of this window on.
       const schedule = room() && !anyPending()

@@ -125,6 +125,8 @@ export const spotPool = <B extends TimedBill>(
               const rest = yield* Effect.sync(() =>
                 plan.afterEnd(segment, { first, bills: bills.length }, requested ? timing : undefined)
               )
+              // Its place may go to a segment that waits: under a width rule, the next part of a gap.
+              yield* schedule
               yield* Queue.offer(queue, { _tag: "Page", page: { bills, received, rest }, last: true })
               return
             }

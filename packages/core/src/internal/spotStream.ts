@@ -179,7 +179,13 @@ export const windowPages =
         spotPool(
           from,
           density,
-          { concurrency, limit: maxPageSize, piecePages: defaultPiecePages, bufferPages: defaultBufferPages },
+          {
+            concurrency,
+            limit: maxPageSize,
+            piecePages: defaultPiecePages,
+            bufferPages: defaultBufferPages,
+            maxWidth: from.maxWidth
+          },
           (state) => walkPage(rules, from, state)
         ),
         (pooledPage) =>

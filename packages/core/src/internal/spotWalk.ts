@@ -255,7 +255,9 @@ export const spotJoin = <B extends TimedBill>(
   }
   if (step.next === undefined) {
     const rest = atStart ? { lo: slice.hi + 1, hi: state.hi } : { lo: state.lo, hi: slice.lo - 1 }
-    return { bills: step.bills, next: { ...state, ...rest, edgeMillisecond: undefined, edgeBillIds: [] } }
+    // The order the slice showed goes on with the rest: the pool cuts by it.
+    const order = step.order === undefined || step.order === "unknown" ? state.order : step.order
+    return { bills: step.bills, next: { ...state, ...rest, order, edgeMillisecond: undefined, edgeBillIds: [] } }
   }
   const next = step.next
   if (!atStart && next.order === "oldest-first") {

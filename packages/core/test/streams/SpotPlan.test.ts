@@ -4,7 +4,15 @@
  * window is after a page. The pool tests check the whole walk; these pin each rule.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { cut, densityOf, makeSpotPlan, rateHorizonMillis, type Segment } from "../../src/internal/spotPlan.js"
+import {
+  cut,
+  densityOf,
+  makeSpotPlan,
+  rateHorizonMillis,
+  readDensity,
+  type Segment,
+  sliceCut
+} from "../../src/internal/spotPlan.js"
 import type { SpotWalkState } from "../../src/internal/spotWalk.js"
 
 const limit = 100
@@ -549,5 +557,73 @@ describe("makeSpotPlan, bookkeeping", () => {
     expect(second.status).toBe("walking")
     expect(second.held).toBe(0)
     expect(p.room()).toBe(false)
+  })
+})
+
+describe("under a width rule (the futures interface: 100 days a request)", () => {
+  // A request covers at most 1,000 ms between its bounds, so 999 ms of the window (both bounds widened).
+  const maxWidth = 1000
+  const widthPlan = (start: SpotWalkState, density: number | undefined, concurrency = 4) =>
+    makeSpotPlan(start, density, { concurrency, limit, piecePages, maxWidth }, 0)
+
+  it("sliceCut keeps what one request covers at the end the server lists first, and hands the rest on", () => {
+    expect(sliceCut(state(0, 9999), maxWidth)).toMatchObject({
+      keep: { lo: 9001, hi: 9999 },
+      rest: { lo: 0, hi: 9000 }
+    })
+    expect(sliceCut(state(0, 9999, "oldest-first"), maxWidth)).toMatchObject({
+      keep: { lo: 0, hi: 998 },
+      rest: { lo: 999, hi: 9999 }
+    })
+    expect(sliceCut(state(0, 998), maxWidth)).toBeUndefined()
+    expect(sliceCut(state(0, 9999, "unknown"), maxWidth)).toBeUndefined()
+  })
+
+  it("cuts a segment of unknown density one request's width at a time (a gap in the history), not whole", () => {
+    const p = widthPlan(state(0, 9999), undefined)
+    expect(p.claimNext(0)?.created?.state).toMatchObject({ lo: 0, hi: 9000 })
+    // A part no wider than a request ends with it: it does not count as a walk, so cuts go on.
+    expect(p.claimNext(0)?.created?.state).toMatchObject({ lo: 0, hi: 8001 })
+    expect(p.claimNext(0)?.created?.state).toMatchObject({ lo: 0, hi: 7002 })
+    expect(segments(p).slice(0, 3)).toEqual([
+      [9001, 9999, "walking"],
+      [8002, 9000, "walking"],
+      [7003, 8001, "walking"]
+    ])
+  })
+
+  it("a page short of the limit that leaves a slice's rest measures the slice; a sparse segment is cut by width", () => {
+    expect(readDensity(state(0, 9999), state(0, 8999), 0)).toBe(0)
+    expect(readDensity(state(0, 9999), state(0, 8999), 50)).toBe(0.05)
+    const p = widthPlan(state(0, 99_999), 1, 9)
+    const head = p.claimNext(0)?.claimed as Segment
+    p.afterPage(
+      head,
+      { before: head.state, next: { ...head.state, hi: head.state.hi - 999 }, bills: 10, received: 10 },
+      { sent: 0, now: 1 }
+    )
+    expect(head.density).toBe(10 / 999)
+    // 10 bills in a request's width: a piece of 2 pages at that density would be 20 requests wide.
+    const sparse = widthPlan(state(0, 99_999), 10 / 999, 9)
+    expect(sparse.claimNext(0)?.created?.state).toMatchObject({ lo: 0, hi: 99_000 })
+    expect(segments(sparse)[0]).toEqual([99_001, 99_999, "walking"])
+  })
+
+  it("a sparse segment waiting does not keep a dense walk from cutting its far part off", () => {
+    const p = widthPlan(state(0, 99_999), undefined, 9)
+    const head = p.claimNext(0)?.claimed as Segment
+    expect(segments(p)).toEqual([
+      [99_001, 99_999, "walking"],
+      [0, 99_000, "pending"]
+    ])
+    // The head's first request finds its slice dense (1 bill/ms): it cuts a piece's far part off
+    // although the gap's part waits, which ends with one request.
+    const after = p.afterPage(
+      head,
+      { before: head.state, next: { ...head.state, hi: 99_899 }, bills: 100, received: 100 },
+      { sent: 0, now: 10 }
+    )
+    expect(after.schedule).toBe(true)
+    expect(after.created?.state).toMatchObject({ lo: 99_001, hi: 99_697 })
   })
 })
