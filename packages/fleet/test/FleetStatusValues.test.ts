@@ -90,6 +90,8 @@ describe.skipIf(postgresUrl === undefined || redisUrl === undefined)("FleetStatu
             for (const kind of ["funding", "spot"] as const) {
               const to = Number(covered.find((each) => each.account === row.label && each.kind === kind)?.covered_to)
               expect(row[kind].coveredTo).toBe(to)
+              // Its passes did not fail: no error, and none since when.
+              expect([row[kind].error, row[kind].errorSince]).toEqual([null, null])
               expect(row[kind].lagMillis).toBeGreaterThanOrEqual(before - to)
               expect(row[kind].lagMillis).toBeLessThanOrEqual(after - to)
             }
