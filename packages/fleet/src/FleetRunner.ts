@@ -18,6 +18,7 @@ import * as RunnerAddress from "@effect/cluster/RunnerAddress"
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as HttpClient from "@effect/platform/HttpClient"
 import * as Context from "effect/Context"
+import type * as Deferred from "effect/Deferred"
 import * as Cause from "effect/Cause"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -38,6 +39,7 @@ import { driverReason } from "./internal/driverReason.js"
 import * as OneAtATime from "./internal/oneAtATime.js"
 import * as Egress from "./internal/egress.js"
 import * as ReservedInOrder from "./internal/reservedInOrder.js"
+import * as Stopping from "./internal/stopping.js"
 
 /**
  * Settings of a runner.
@@ -86,9 +88,10 @@ export interface FleetRunnerOptions {
 /**
  * The cluster's timings the fleet uses: a dead runner's shards move within about 15 s (health
  * checks every 5 s, assignments refreshed every 2 s), and due passes are polled every second.
- * A runner that is stopped interrupts its passes within a second (each resumes from its last
- * committed page on the account's next owner): its shards move before the cluster's termination
- * timeout would run out, and a pass left running for 10 s overlapped the next owner's.
+ * A runner that is stopped sends no request more (internal/stopping.ts) and interrupts its passes
+ * after half a second, time for a request on its way to land and its page to be committed (each
+ * pass resumes from its last committed page on the account's next owner): a stop hands over in
+ * well under a second, and a pass left running for 10 s overlapped the next owner's.
  *
  * @since 0.1.0
  * @category constants
@@ -100,7 +103,7 @@ export const defaultSharding: Partial<ShardingConfig.ShardingConfig["Type"]> = {
   runnerHealthCheckInterval: Duration.seconds(5),
   shardLockRefreshInterval: Duration.seconds(5),
   shardLockExpiration: Duration.seconds(15),
-  entityTerminationTimeout: Duration.seconds(1)
+  entityTerminationTimeout: Duration.millis(500)
 }
 
 /** The per-key window and its margin: a new owner waits this long before its first request. */
@@ -142,7 +145,11 @@ const purgeProcessed = Effect.gen(function* () {
   yield* sql`DELETE FROM cluster_messages WHERE entity_type = ${entityType} AND processed = true`
 })
 
-const entityLayer = (options: FleetRunnerOptions, egress: ReadonlyArray<Egress.EgressRoute>) =>
+const entityLayer = (
+  options: FleetRunnerOptions,
+  egress: ReadonlyArray<Egress.EgressRoute>,
+  stopping: Deferred.Deferred<void>
+) =>
   AccountEntity.toLayer(
     Effect.gen(function* () {
       const address = yield* Entity.CurrentAddress
@@ -154,17 +161,18 @@ const entityLayer = (options: FleetRunnerOptions, egress: ReadonlyArray<Egress.E
       const accounts = yield* FleetAccounts
       const sql = yield* SqlClient.SqlClient
       const context = yield* Effect.context<AccountPass.PassServices>()
-      const budget = Context.get(context, AddressBudget)
+      // Once the runner stops, no grant is given: a pass sends nothing more (internal/stopping.ts).
+      const withGrant = Stopping.withGrantUntil(stopping, Context.get(context, AddressBudget).withGrant)
       // An account with egress addresses leaves from its own one, under that address's budget.
       const routed = () => {
         const route = Egress.routeOf(label, egress)
         return route === undefined
-          ? context
+          ? Context.add(context, AddressBudget, AddressBudget.of({ withGrant }))
           : context.pipe(
               Context.add(HttpClient.HttpClient, route.client),
               Context.add(
                 AddressBudget,
-                AddressBudget.of({ withGrant: (operation) => budget.withGrant(operation, route.address) })
+                AddressBudget.of({ withGrant: (operation) => withGrant(operation, route.address) })
               )
             )
       }
@@ -362,7 +370,12 @@ export const layer = (
           FleetObservability.refreshAccounts(shardLayout)
         )
   const addresses = options.localAddresses ?? []
-  const accounts = Layer.unwrapScoped(Effect.map(Egress.routes(addresses), (egress) => entityLayer(options, egress)))
+  const accounts = Layer.unwrapScoped(
+    Effect.gen(function* () {
+      const egress = yield* Egress.routes(addresses)
+      return entityLayer(options, egress, yield* Stopping.signal)
+    })
+  )
   return Layer.unwrapEffect(
     Effect.map(FleetDatabase.postgres(options.db), (target) => {
       /** A failure of the database while the runner sets up, in the driver's own words. */

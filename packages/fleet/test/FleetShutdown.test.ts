@@ -76,10 +76,18 @@ describe.skipIf(postgresUrl === undefined || redisUrl === undefined)("a runner t
     () =>
       Effect.gen(function* () {
         const { log, took } = yield* stopDuring("none")
-        // A clean hand-over takes about 100 ms; the deadline is 4 s, and a runner that meets it
-        // has given nothing back (its accounts wait for their locks to run out).
-        expect(took, log.slice(-2_000)).toBeLessThan(2_000)
-        expect(log).toContain("runner handed its accounts over")
+        // The deadline is 4 s, and a runner that meets it has given nothing back (its accounts
+        // wait for their locks to run out). A clean hand-over with passes in flight takes the
+        // cluster's half second for a request on its way, and well under a second more to
+        // release every shard at once; by the runner's own stamps, to be clear of the time this
+        // loaded machine takes to deliver a signal and see a process exit.
+        const stamp = (message: string) =>
+          Date.parse(new RegExp(`timestamp=(\\S+) [^\\n]*message="${message}"`).exec(log)?.[1] ?? "")
+        const handOver =
+          stamp("runner handed its accounts over") - stamp("runner told to stop: it hands its accounts over")
+        console.info(`fleet shutdown test: the runner handed its accounts over in ${handOver} ms (its own stamps)`)
+        expect(handOver, log.slice(-2_000)).toBeLessThan(2_000)
+        expect(took, log.slice(-2_000)).toBeLessThan(3_000)
         expect(log).not.toContain("could not hand its accounts over")
       }),
     90_000

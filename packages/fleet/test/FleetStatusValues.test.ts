@@ -32,15 +32,29 @@ describe.skipIf(postgresUrl === undefined || redisUrl === undefined)("FleetStatu
             generate: { seed: 60 + i, funding: 30, spot: 30, startMillis: now - 86_400_000, endMillis: now - 60_000 }
           })
         })
+        // Before any runner joined, the cluster's tables are not there: no runner, no pass due.
+        const unjoined = yield* Effect.all([FleetStatus.runners, FleetStatus.all]).pipe(Effect.provide(database))
+        expect(unjoined[0]).toEqual([])
+        expect(unjoined[1].map((row) => [row.owner, row.ownerAlive, row.nextPass])).toEqual([
+          [null, null, null],
+          [null, null, null]
+        ])
         const [port = 0] = yield* freePorts(1)
+        const address = `127.0.0.1:${port}`
         const runner = yield* scopedBills("st", ["run", "--db", db, "--port", String(port), "--interval", "1m"], {
           BILLS_FLEET_KEY: testKey,
           WEEX_BASE_URL: exchange.url
         })
         yield* until("both accounts current", 60_000, () => Effect.runPromise(current(true)))
+        // While it runs, its heartbeat is fresh: it and its accounts' owner are alive.
+        const live = yield* Effect.all([FleetStatus.runners, FleetStatus.all]).pipe(Effect.provide(database))
+        expect(live[0].map((each) => [each.address, each.alive])).toEqual([[address, true]])
+        expect(live[1].map((row) => [row.owner, row.ownerAlive])).toEqual([
+          [address, true],
+          [address, true]
+        ])
         runner.proc.kill("SIGKILL")
         yield* Effect.promise(() => runner.exited)
-        const address = `127.0.0.1:${port}`
 
         yield* Effect.gen(function* () {
           const sql = yield* SqlClient.SqlClient
@@ -76,6 +90,8 @@ describe.skipIf(postgresUrl === undefined || redisUrl === undefined)("FleetStatu
             for (const kind of ["funding", "spot"] as const) {
               const to = Number(covered.find((each) => each.account === row.label && each.kind === kind)?.covered_to)
               expect(row[kind].coveredTo).toBe(to)
+              // Its passes did not fail: no error, and none since when.
+              expect([row[kind].error, row[kind].errorSince]).toEqual([null, null])
               expect(row[kind].lagMillis).toBeGreaterThanOrEqual(before - to)
               expect(row[kind].lagMillis).toBeLessThanOrEqual(after - to)
             }

@@ -489,11 +489,16 @@ const runCommand = Command.make("run", runFlags, (flags) =>
       process.once(signal, onStop)
     }
     yield* Effect.logInfo(`runner at ${flags.host}:${flags.port} joins the fleet`)
-    yield* Effect.raceFirst(Layer.launch(runner), Deferred.await(stop))
+    // Said when the hand-over begins: with the line that ends it, the log shows how long it took.
+    yield* Effect.raceFirst(
+      Layer.launch(runner),
+      Effect.zipRight(Deferred.await(stop), Effect.logInfo("runner told to stop: it hands its accounts over"))
+    )
     yield* Effect.logInfo("runner handed its accounts over")
-    // A server that is away may leave a socket or a timer behind (a driver reconnecting): it
-    // does not keep a runner that was told to stop alive.
-    yield* Effect.sync(() => setTimeout(() => process.exit(0), 1_000).unref())
+    // Nothing is left to do: a socket or a timer a driver leaves behind (a server that is away,
+    // a connection closing) does not keep a runner that was told to stop alive, not even for
+    // a second (it was seen to add one to every stop).
+    yield* Effect.sync(() => setImmediate(() => process.exit(0)).unref())
   })
 ).pipe(
   Command.withDescription(
