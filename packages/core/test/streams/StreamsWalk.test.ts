@@ -308,7 +308,7 @@ describe("queries are validated before anything is sent", () => {
       expect(reversed?._tag === "InvalidParams" ? reversed.field : undefined).toBe("from")
       const coin = yield* fail(api.streamFundingBills({ coinId: 0 }))
       expect(coin?._tag === "InvalidParams" ? coin.field : undefined).toBe("coinId")
-      const badBizType: string = "trade_in"
+      const badBizType: string = "trade in; drop"
       const biz = yield* fail(api.streamFundingBills({ bizType: badBizType as "deposit" }))
       expect(biz?._tag).toBe("InvalidParams")
       const first = yield* Stream.runHead(api.streamSpotPages({ coinId: 1 }))
