@@ -13,6 +13,7 @@ import {
   type FakeExchangeOptions,
   type FakeExchangeService,
   fakeRequestOf,
+  type FakeRequest,
   type FakeResponse,
   Latency
 } from "@account-bills/core/testing"
@@ -65,6 +66,13 @@ export interface FakeExchangeServerService {
   readonly host: string
   readonly port: number
   readonly exchange: FakeExchangeService
+  /**
+   * Every account the server answers for, `exchange` first: a request goes to the account whose
+   * key it is signed with (`serveAccounts`); one account unless several were given.
+   *
+   * @since 0.2.0
+   */
+  readonly exchanges: ReadonlyArray<FakeExchangeService>
 }
 
 const loopbackHosts: ReadonlySet<string> = new Set(["127.0.0.1", "localhost", "::1"])
@@ -91,6 +99,12 @@ const send = (req: Http.IncomingMessage, res: Http.ServerResponse, response: Fak
   }
 }
 
+/** The account a request is signed for, by its `ACCESS-KEY`; any other goes to the first, which refuses it. */
+const routed = (exchanges: readonly [FakeExchangeService, ...Array<FakeExchangeService>]) => {
+  const byKey = new Map(exchanges.map((exchange) => [exchange.credentials.apiKey, exchange] as const))
+  return (request: FakeRequest) => (byKey.get(request.headers["access-key"] ?? "") ?? exchanges[0]).handle(request)
+}
+
 /**
  * Serves an exchange on loopback for the lifetime of the scope.
  *
@@ -99,6 +113,20 @@ const send = (req: Http.IncomingMessage, res: Http.ServerResponse, response: Fak
  */
 export const serve = (
   exchange: FakeExchangeService,
+  options: ListenOptions = {}
+): Effect.Effect<FakeExchangeServerService, FakeExchangeServerError, Scope.Scope> => serveAccounts([exchange], options)
+
+/**
+ * Serves several accounts' exchanges on one loopback address, as the exchange serves every key at
+ * one host: each request is answered by the account whose API key signed it, with that account's
+ * bills and its own rate limit (the exchange's limit per account). A key of none of them is refused
+ * as the exchange refuses an unknown key.
+ *
+ * @since 0.2.0
+ * @category utils
+ */
+export const serveAccounts = (
+  exchanges: readonly [FakeExchangeService, ...Array<FakeExchangeService>],
   options: ListenOptions = {}
 ): Effect.Effect<FakeExchangeServerService, FakeExchangeServerError, Scope.Scope> =>
   Effect.gen(function* () {
@@ -109,13 +137,14 @@ export const serve = (
       })
     }
     // Handlers run with the caller's services, so a TestClock in scope drives the fake's clock.
+    const handle = routed(exchanges)
     const runFork = Runtime.runFork(yield* Effect.runtime<never>())
     const delayed = Latency.around(options.latency)
     const server = Http.createServer((req, res) => {
       const chunks: Array<Buffer> = []
       req.on("data", (chunk: Buffer) => chunks.push(chunk))
       req.on("end", () => {
-        const fiber = runFork(delayed(exchange.handle(fakeRequestOf(req, Buffer.concat(chunks).toString("utf8")))))
+        const fiber = runFork(delayed(handle(fakeRequestOf(req, Buffer.concat(chunks).toString("utf8")))))
         res.on("close", () => {
           if (!res.writableEnded) runFork(Fiber.interrupt(fiber))
         })
@@ -143,7 +172,7 @@ export const serve = (
     )
     const port = (server.address() as AddressInfo).port
     const url = `http://${host.includes(":") ? `[${host}]` : host}:${port}`
-    return { url, host, port, exchange }
+    return { url, host, port, exchange: exchanges[0], exchanges }
   })
 
 /**
@@ -163,6 +192,8 @@ export class FakeExchangeServer extends Context.Tag("@account-bills/node/FakeExc
     Effect.flatMap(FakeExchange.make(options), (exchange) => serve(exchange, options))
   /** Serves an existing exchange. */
   static readonly serve = serve
+  /** Serves several accounts' exchanges at one address, each answering for its own key. */
+  static readonly serveAccounts = serveAccounts
   /** The server and its exchange, as services. */
   static readonly layer = (
     options: FakeExchangeOptions & ListenOptions = {}

@@ -65,7 +65,15 @@ const options = {
     Options.withDescription("refuse a window wider than N days, with the code the horizon shares"),
     Options.optional
   ),
-  rateLimit: count("rate-limit", 10, "requests per second per operation; 0 disables the limit"),
+  accounts: Options.text("accounts").pipe(
+    Options.withPseudoName("N"),
+    Options.withSchema(Flags.wholeNumber("accounts", 1)),
+    Options.withDescription(
+      "serve N accounts at the one address, each its own key, bills (seeds from --seed up) and rate limit (default: 1)"
+    ),
+    Options.withDefault(1)
+  ),
+  rateLimit: count("rate-limit", 10, "requests per second per operation and account; 0 disables the limit"),
   faultRate: Options.float("fault-rate").pipe(
     Options.withPseudoName("SHARE"),
     Options.withDescription("share of requests (0..1) answered with a random fault (default: 0)"),
@@ -116,52 +124,83 @@ export const fakeExchangeCommand = (runner: string) =>
       const { FakeExchange } = yield* Effect.promise(() => import("@account-bills/core/testing"))
       const { FakeExchangeServer } = yield* Effect.promise(() => import("../FakeExchangeServer.js"))
       const defaults = FakeExchange.defaultCredentials
-      const credentials = {
+      const base = {
         apiKey: Option.getOrElse(flags.apiKey, () => defaults.apiKey),
         secret: Option.getOrElse(flags.secret, () => defaults.secret),
         passphrase: Option.getOrElse(flags.passphrase, () => defaults.passphrase)
       }
+      // Account 1 keeps the given (or the kit's) credentials, so one account is served as before.
+      const credentialsOf = (account: number) =>
+        account === 1
+          ? base
+          : {
+              apiKey: `${base.apiKey}-${account}`,
+              secret: `${base.secret}-${account}`,
+              passphrase: `${base.passphrase}-${account}`
+            }
       const now = Date.now()
-      const server = yield* FakeExchangeServer.make({
+      const exchangeOf = (account: number) =>
+        FakeExchange.make({
+          apiVersion: flags.apiVersion,
+          order: flags.order,
+          bounds: flags.bounds,
+          lookbackMillis: Option.getOrUndefined(Option.map(flags.lookbackDays, (days) => days * day)),
+          maxWindowMillis: Option.getOrUndefined(Option.map(flags.maxWindowDays, (days) => days * day)),
+          rateLimit: flags.rateLimit <= 0 ? false : { limit: flags.rateLimit, windowMillis: 1000 },
+          credentials: credentialsOf(account),
+          faults:
+            flags.faultRate > 0 ? { random: { rate: flags.faultRate, seed: flags.seed + account - 1 } } : undefined,
+          generate: {
+            seed: flags.seed + account - 1,
+            funding: flags.funding,
+            spot: flags.spot,
+            linked: flags.linked,
+            startMillis: now - flags.days * day,
+            endMillis: now,
+            sameMillisecondGroup: Option.match(flags.sameMsEvery, {
+              onNone: () => undefined,
+              onSome: (every) => ({ every, size: flags.sameMsSize })
+            })
+          }
+        })
+      const [first, ...rest] = yield* Effect.forEach(
+        Array.from({ length: flags.accounts }, (_, index) => index + 1),
+        exchangeOf
+      )
+      if (first === undefined) return yield* Effect.dieMessage("--accounts is at least 1")
+      const server = yield* FakeExchangeServer.serveAccounts([first, ...rest], {
         host: flags.host,
         port: flags.port,
-        apiVersion: flags.apiVersion,
-        latency: { millis: flags.latency, jitterMillis: flags.jitter, seed: flags.seed },
-        order: flags.order,
-        bounds: flags.bounds,
-        lookbackMillis: Option.getOrUndefined(Option.map(flags.lookbackDays, (days) => days * day)),
-        maxWindowMillis: Option.getOrUndefined(Option.map(flags.maxWindowDays, (days) => days * day)),
-        rateLimit: flags.rateLimit <= 0 ? false : { limit: flags.rateLimit, windowMillis: 1000 },
-        credentials,
-        faults: flags.faultRate > 0 ? { random: { rate: flags.faultRate, seed: flags.seed } } : undefined,
-        generate: {
-          seed: flags.seed,
-          funding: flags.funding,
-          spot: flags.spot,
-          linked: flags.linked,
-          startMillis: now - flags.days * day,
-          endMillis: now,
-          sameMillisecondGroup: Option.match(flags.sameMsEvery, {
-            onNone: () => undefined,
-            onSome: (every) => ({ every, size: flags.sameMsSize })
-          })
-        }
+        latency: { millis: flags.latency, jitterMillis: flags.jitter, seed: flags.seed }
       })
       yield* Console.log(`Fake exchange listening on ${server.url} (Ctrl-C to stop)`)
+      const each =
+        flags.accounts === 1
+          ? ""
+          : ` per account, ${flags.accounts} accounts (seeds ${flags.seed}..${flags.seed + flags.accounts - 1})`
       yield* Console.log(
-        `${flags.funding} funding and ${flags.spot} spot bills over ${flags.days} days (seed ${flags.seed}), interface ${flags.apiVersion}, order ${flags.order}, bounds ${flags.bounds}`
+        `${flags.funding} funding and ${flags.spot} spot bills over ${flags.days} days${each === "" ? ` (seed ${flags.seed})` : each}, interface ${flags.apiVersion}, order ${flags.order}, bounds ${flags.bounds}`
       )
       const limits = [
         ...Option.toArray(Option.map(flags.lookbackDays, (days) => `serves only the last ${days} days`)),
         ...Option.toArray(Option.map(flags.maxWindowDays, (days) => `refuses windows wider than ${days} days`))
       ]
       if (limits.length > 0) yield* Console.log(`History: ${limits.join(", ")}`)
+      const envOf = (account: number) => {
+        const credentials = credentialsOf(account)
+        return `WEEX_API_KEY=${credentials.apiKey} WEEX_API_SECRET=${credentials.secret} WEEX_API_PASSPHRASE=${credentials.passphrase}`
+      }
+      if (flags.accounts > 1) {
+        yield* Console.log("Accounts, one a line:")
+        for (let account = 1; account <= flags.accounts; account++) yield* Console.log(`  ${envOf(account)}`)
+      }
       yield* Console.log("In another shell:")
       const version = flags.apiVersion === "v2" ? "" : ` WEEX_API_VERSION=${flags.apiVersion}`
-      yield* Console.log(
-        `  export WEEX_BASE_URL=${server.url}${version} WEEX_API_KEY=${credentials.apiKey} WEEX_API_SECRET=${credentials.secret} WEEX_API_PASSPHRASE=${credentials.passphrase}`
-      )
+      yield* Console.log(`  export WEEX_BASE_URL=${server.url}${version} ${envOf(1)}`)
       yield* Console.log(`  ${runner} export --account spot`)
+      if (flags.accounts > 1) {
+        yield* Console.log(`  ${envOf(2)} ${runner} fleet add --db URL --label fake-2   # and so on, one line each`)
+      }
       return yield* Effect.never
     }).pipe(Effect.scoped)
   ).pipe(Command.withDescription("run a fake exchange on this machine, with generated bills, until Ctrl-C"))

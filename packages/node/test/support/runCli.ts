@@ -21,6 +21,8 @@ export interface CliRun {
   readonly result: Promise<CliResult>
   /** Resolves once standard output holds at least `count` newlines. */
   readonly linesAtLeast: (count: number) => Promise<void>
+  /** Standard output so far. */
+  readonly output: () => string
 }
 
 export const startCli = (args: ReadonlyArray<string>, env: Record<string, string>): CliRun => {
@@ -52,7 +54,7 @@ export const startCli = (args: ReadonlyArray<string>, env: Record<string, string
       if (stdout.split("\n").length - 1 >= count) resolve()
       else waiters.push({ count, resolve })
     })
-  return { child, result, linesAtLeast }
+  return { child, result, linesAtLeast, output: () => stdout }
 }
 
 export const runCli = (args: ReadonlyArray<string>, env: Record<string, string>): Promise<CliResult> =>
