@@ -7,31 +7,16 @@
  * key's own transfers); every other futures bill is on a row, by the tool's name for what it is;
  * the unknown type is kept, marked and listed on stderr.
  */
-import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
-import * as Effect from "effect/Effect"
-import * as Exit from "effect/Exit"
-import * as Scope from "effect/Scope"
+import { describe, expect, it } from "@effect/vitest"
 import { futuresBills } from "../../core/test/support/futuresAccounts.js"
-import { FakeExchangeServer, type FakeExchangeServerService } from "../src/FakeExchangeServer.js"
 import { exchangeEnv, runCli } from "./support/runCli.js"
 import { add, conventions, records, toUnits } from "./support/taxCsv.js"
+import { fileExchange } from "./support/fileExchange.js"
 
 const bills = futuresBills(37, 400, 300)
-let server: FakeExchangeServerService
-let scope: Scope.CloseableScope
-
-beforeAll(async () => {
-  scope = await Effect.runPromise(Scope.make())
-  server = await Effect.runPromise(
-    FakeExchangeServer.make({
-      rateLimit: false,
-      bills: { funding: bills.funding, spot: bills.spot, contract: bills.contract }
-    }).pipe(Scope.extend(scope))
-  )
-})
-
-afterAll(async () => {
-  await Effect.runPromise(Scope.close(scope, Exit.void))
+const server = fileExchange({
+  rateLimit: false,
+  bills: { funding: bills.funding, spot: bills.spot, contract: bills.contract }
 })
 
 const window = ["--from", new Date(bills.from).toISOString(), "--to", new Date(bills.to).toISOString()]

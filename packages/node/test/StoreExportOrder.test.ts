@@ -4,31 +4,17 @@
  * side by side and their pages interleave as they arrive; a store answers at once, so a script
  * that compares two exports of it must see the same bytes.
  */
-import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import * as Exit from "effect/Exit"
-import * as Scope from "effect/Scope"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import { FakeExchangeServer, type FakeExchangeServerService } from "../src/FakeExchangeServer.js"
 import { exchangeEnv, runCli } from "./support/runCli.js"
+import { fileExchange } from "./support/fileExchange.js"
 
-let server: FakeExchangeServerService
-let scope: Scope.CloseableScope
-
-beforeAll(async () => {
-  scope = await Effect.runPromise(Scope.make())
-  server = await Effect.runPromise(
-    FakeExchangeServer.make({
-      rateLimit: false,
-      generate: { seed: 3_505, funding: 450, spot: 700, contract: 350, sameMillisecondGroup: { every: 30, size: 4 } }
-    }).pipe(Scope.extend(scope))
-  )
-})
-
-afterAll(async () => {
-  await Effect.runPromise(Scope.close(scope, Exit.void))
+const server = fileExchange({
+  rateLimit: false,
+  generate: { seed: 3_505, funding: 450, spot: 700, contract: 350, sameMillisecondGroup: { every: 30, size: 4 } }
 })
 
 const lines = (text: string) => (text === "" ? [] : text.trimEnd().split("\n"))

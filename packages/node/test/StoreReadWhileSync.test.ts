@@ -4,29 +4,15 @@
  * Every read exits 0 and holds exactly the exchange's bills up to the end it names on stderr
  * (what the store held completely when it began), however far the sync under way has come.
  */
-import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import * as Exit from "effect/Exit"
-import * as Scope from "effect/Scope"
 import { engines } from "../../store/test/support/engines.js"
-import { FakeExchangeServer, type FakeExchangeServerService } from "../src/FakeExchangeServer.js"
 import { exchangeEnv, runCli, startCli } from "./support/runCli.js"
+import { fileExchange } from "./support/fileExchange.js"
 
-let server: FakeExchangeServerService
-let scope: Scope.CloseableScope
-
-beforeAll(async () => {
-  scope = await Effect.runPromise(Scope.make())
-  server = await Effect.runPromise(
-    FakeExchangeServer.make({
-      rateLimit: false,
-      generate: { seed: 3_801, funding: 300, spot: 600, sameMillisecondGroup: { every: 30, size: 4 } }
-    }).pipe(Scope.extend(scope))
-  )
-})
-
-afterAll(async () => {
-  await Effect.runPromise(Scope.close(scope, Exit.void))
+const server = fileExchange({
+  rateLimit: false,
+  generate: { seed: 3_801, funding: 300, spot: 600, sameMillisecondGroup: { every: 30, size: 4 } }
 })
 
 const kinds = ["funding", "spot"] as const

@@ -7,37 +7,23 @@
 import { BillsApi } from "@account-bills/core"
 import { FakeExchange, Prng } from "@account-bills/core/testing"
 import { BillsStore, StoreAccount, StoreBillsApi, StoreLayer } from "@account-bills/store"
-import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import * as Exit from "effect/Exit"
 import * as Redacted from "effect/Redacted"
-import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import { FakeExchangeServer, type FakeExchangeServerService } from "../src/FakeExchangeServer.js"
+import { fileExchange } from "./support/fileExchange.js"
 import { type CliResult, exchangeEnv, startCli } from "./support/runCli.js"
 
 const seed = Number(process.env.ACCOUNT_BILLS_LOCK_SEED ?? 20_261_123)
 /** Far beyond a sync of this exchange (a few seconds); a process still running then is stuck. */
 const boundMillis = 90_000
 
-let server: FakeExchangeServerService
-let scope: Scope.CloseableScope
-
-beforeAll(async () => {
-  scope = await Effect.runPromise(Scope.make())
-  server = await Effect.runPromise(
-    FakeExchangeServer.make({
-      rateLimit: false,
-      generate: { seed, funding: 300, spot: 600, sameMillisecondGroup: { every: 30, size: 4 } }
-    }).pipe(Scope.extend(scope))
-  )
-})
-
-afterAll(async () => {
-  await Effect.runPromise(Scope.close(scope, Exit.void))
+const server = fileExchange({
+  rateLimit: false,
+  generate: { seed, funding: 300, spot: 600, sameMillisecondGroup: { every: 30, size: 4 } }
 })
 
 const env = () => exchangeEnv(server.url)
