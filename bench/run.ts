@@ -404,6 +404,11 @@ const startup = async () => {
   row(section, `node -e 0, ms (median of ${figures.runs})`, fmt(figures.nodeMillis))
   row(section, `bills --help, bundled bin, ms (median of ${figures.runs})`, fmt(figures.binMillis))
   row(section, "ratio bills --help / node -e 0", fmt(figures.ratio, 1), "<= 3", figures.ratio <= 3)
+  row(
+    section,
+    `bills export --help (runs the program), ms (median of ${figures.runs})`,
+    `${fmt(figures.exportHelpMillis)} (${fmt(figures.exportHelpMillis / figures.nodeMillis, 1)} x node)`
+  )
   row(section, `bills --help from sources under tsx, ms (median of ${figures.sourceRuns})`, fmt(figures.sourceMillis))
 }
 

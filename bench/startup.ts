@@ -44,6 +44,8 @@ export interface StartupFigures {
   readonly binMillis: number
   /** `bills --help` from the bundled bin over `node -e 0`. */
   readonly ratio: number
+  /** `bills export --help`, which runs the program (only `--help` alone is answered from the build's text). */
+  readonly exportHelpMillis: number
   readonly sourceRuns: number
   /** `bills --help` from the sources under tsx, as `pnpm bills` runs it. */
   readonly sourceMillis: number
@@ -60,9 +62,11 @@ export const measureStartup = async (runs: number, sourceRuns: number): Promise<
   await timeProcess([bin, "--help"])
   const node: Array<number> = []
   const bills: Array<number> = []
+  const exportHelp: Array<number> = []
   for (let i = 0; i < runs; i++) {
     node.push(await timeProcess(["-e", "0"]))
     bills.push(await timeProcess([bin, "--help"]))
+    exportHelp.push(await timeProcess([bin, "export", "--help"]))
   }
   const sources: Array<number> = []
   for (let i = 0; i < sourceRuns; i++) {
@@ -70,5 +74,13 @@ export const measureStartup = async (runs: number, sourceRuns: number): Promise<
   }
   const nodeMillis = median(node)
   const binMillis = median(bills)
-  return { runs, nodeMillis, binMillis, ratio: binMillis / nodeMillis, sourceRuns, sourceMillis: median(sources) }
+  return {
+    runs,
+    nodeMillis,
+    binMillis,
+    ratio: binMillis / nodeMillis,
+    exportHelpMillis: median(exportHelp),
+    sourceRuns,
+    sourceMillis: median(sources)
+  }
 }

@@ -13,24 +13,29 @@ import * as esbuild from "esbuild"
 import { chmodSync } from "node:fs"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
-import { binBundleOptions } from "./binBundleOptions.js"
+import { binBundleOptions, buildWithTopHelp } from "./binBundleOptions.js"
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..")
 const outdir = path.join(root, "dist/bin")
 
-const result = await esbuild.build({
-  ...binBundleOptions(root),
-  outdir,
-  minify: true,
-  // No source map: it would be ten times the bundle, and failures reach the user as one line.
-  sourcemap: false,
-  // The drivers of @account-bills/store (and of its SQL clients), none of which uses effect: an
-  // install without the store carries none of them.
-  // The fleet is a package of its own, loaded by `bills fleet` from the user's install.
-  external: ["@libsql/client", "libsql", "pg", "pg-connection-string", "pg-cursor", "@account-bills/fleet"],
-  outExtension: { ".js": ".js" },
-  metafile: true
-})
+const result = await buildWithTopHelp(
+  (into, define) =>
+    esbuild.build({
+      ...binBundleOptions(root),
+      outdir: into,
+      define,
+      minify: true,
+      // No source map: it would be ten times the bundle, and failures reach the user as one line.
+      sourcemap: false,
+      // The drivers of @account-bills/store (and of its SQL clients), none of which uses effect: an
+      // install without the store carries none of them.
+      // The fleet is a package of its own, loaded by `bills fleet` from the user's install.
+      external: ["@libsql/client", "libsql", "pg", "pg-connection-string", "pg-cursor", "@account-bills/fleet"],
+      outExtension: { ".js": ".js" },
+      metafile: true
+    }),
+  outdir
+)
 
 chmodSync(path.join(outdir, "bills.js"), 0o755)
 const outputs = Object.entries(result.metafile.outputs).filter(([file]) => file.endsWith(".js"))

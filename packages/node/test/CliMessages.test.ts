@@ -130,6 +130,20 @@ describe("bills, as a person reads it", () => {
     expect(farOff.stderr).toBe('bills: "launch" is not a command of bills fleet (add, remove, run, status, rekey)\n')
   })
 
+  it("bills --help alone, answered from the text the build rendered, is what the program itself prints, plain and in colour", async () => {
+    // `--log-level info` makes the command line more than `--help`, so the program runs and renders it.
+    for (const colour of [{}, { FORCE_COLOR: "1" }]) {
+      const fast = await runCli(["--help"], { ...env(), ...colour })
+      const short = await runCli(["-h"], { ...env(), ...colour })
+      const rendered = await runCli(["--log-level", "info", "--help"], { ...env(), ...colour })
+      expect(rendered.code).toBe(0)
+      expect(fast.code).toBe(0)
+      expect(fast.stdout).toContain("EVERY COMMAND")
+      expect(fast.stdout).toBe(rendered.stdout)
+      expect(short.stdout).toBe(rendered.stdout)
+    }
+  })
+
   it("--log-level is taken after the subcommand, as the help lists it there", async () => {
     const result = await runCli(["export", "--account", "funding", "--log-level", "error", "--out", os.devNull], env())
     expect(result.stderr).not.toContain("unknown argument")

@@ -74,4 +74,10 @@ describe("wantsColour", () => {
     expect(wantsColour({}, {})).toBe(false)
     expect(wantsColour({ isTTY: true }, { NO_COLOR: "1" })).toBe(false)
   })
+  it("wherever FORCE_COLOR asks for them, and not when it says 0", () => {
+    expect(wantsColour({ isTTY: false }, { FORCE_COLOR: "1" })).toBe(true)
+    expect(wantsColour({}, { FORCE_COLOR: "true" })).toBe(true)
+    expect(wantsColour({ isTTY: false }, { FORCE_COLOR: "0" })).toBe(false)
+    expect(wantsColour({ isTTY: false }, { FORCE_COLOR: "" })).toBe(false)
+  })
 })

@@ -29,6 +29,7 @@ import { packageVersion } from "../internal/version.js"
 import { auditCommand } from "./AuditCommand.js"
 import { exportCommand } from "./ExportCommand.js"
 import { fakeExchangeCommand } from "./FakeExchangeCommand.js"
+import * as Colour from "./Colour.js"
 import { describeFailure } from "./FailureMessage.js"
 import { syncCommand } from "./SyncCommand.js"
 
@@ -106,13 +107,12 @@ const firstLine = (text: string): string =>
     .find((part) => part !== "") ?? "invalid command line"
 
 /**
- * Colours only for a person at a terminal who has not asked for none (https://no-color.org).
+ * Colours for a person at a terminal who has not asked for none, or where `FORCE_COLOR` asks.
  *
  * @since 0.1.0
  * @category utils
  */
-export const wantsColour = (stream: { readonly isTTY?: boolean }, env: NodeJS.ProcessEnv): boolean =>
-  stream.isTTY === true && (env.NO_COLOR === undefined || env.NO_COLOR === "")
+export const wantsColour: (stream: { readonly isTTY?: boolean }, env: NodeJS.ProcessEnv) => boolean = Colour.wantsColour
 
 /**
  * `--log-level` is read by @effect/cli only before the subcommand; anywhere else it would be

@@ -18,7 +18,7 @@ import * as esbuild from "esbuild"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
-import { binBundleOptions } from "../../scripts/binBundleOptions.js"
+import { binBundleOptions, buildWithTopHelp } from "../../scripts/binBundleOptions.js"
 
 const packageRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..")
 const drivers = /^(libsql|@libsql\/|pg$|pg\/|pg-)/
@@ -48,7 +48,11 @@ export default async function setup() {
   const base = path.join(packageRoot, ".test-bin")
   fs.mkdirSync(base, { recursive: true })
   const outdir = fs.mkdtempSync(path.join(base, "run-"))
-  await esbuild.build({ ...binBundleOptions(packageRoot), outdir, plugins: [driversInPlace] })
+  await buildWithTopHelp(
+    (into, define) =>
+      esbuild.build({ ...binBundleOptions(packageRoot), outdir: into, define, plugins: [driversInPlace] }),
+    outdir
+  )
 
   process.env.BILLS_TEST_BIN = path.join(outdir, "bills.js")
   return () => fs.rmSync(outdir, { recursive: true, force: true })
