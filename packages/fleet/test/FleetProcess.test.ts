@@ -96,9 +96,16 @@ describe.skipIf(postgresUrl === undefined || redisUrl === undefined)("a fleet of
           120_000,
           () => killed.events.filter((e) => e.event === "begins").length >= 3
         ).pipe(Effect.tapDefect(() => Effect.sync(() => console.error(logs()))))
-        yield* until("a pass in flight", 20_000, () => {
+        // In flight and already sending: a pass still waiting for its first grant leaves nothing at
+        // the exchange to hand over from (CI saw 0 hand-overs when both stopped runners' passes
+        // had only waited).
+        yield* until("a pass in flight that has sent", 60_000, () => {
           const last = killed.events.at(-1)
-          return last !== undefined && last.event === "begins"
+          if (last === undefined || last.event !== "begins") return false
+          const key = credentialsOf(Number(last.account.slice("acct-".length))).apiKey
+          return exchange
+            .requests()
+            .some((request) => request.key === key && request.signedAt !== undefined && request.signedAt >= last.at)
         })
         killed.proc.kill("SIGKILL")
         cut.set(killed.name, Date.now())
