@@ -163,11 +163,12 @@ export const fakeExchangeCommand = (runner: string) =>
             })
           }
         })
-      const [first, ...rest] = yield* Effect.forEach(
-        Array.from({ length: flags.accounts }, (_, index) => index + 1),
+      // The first account apart: the option's own rule keeps `--accounts` at 1 or more.
+      const first = yield* exchangeOf(1)
+      const rest = yield* Effect.forEach(
+        Array.from({ length: flags.accounts - 1 }, (_, index) => index + 2),
         exchangeOf
       )
-      if (first === undefined) return yield* Effect.dieMessage("--accounts is at least 1")
       const server = yield* FakeExchangeServer.serveAccounts([first, ...rest], {
         host: flags.host,
         port: flags.port,
