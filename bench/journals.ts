@@ -11,12 +11,12 @@ import { join } from "node:path"
 import { Journal } from "@account-bills/core"
 import * as Effect from "effect/Effect"
 import { journalExport } from "../packages/node/src/cli/JournalExport.js"
-import { withStoreExports } from "./storeExports.js"
+import { type Timing, withStoreExports } from "./storeExports.js"
 
 export interface JournalFigures {
   readonly bills: number
-  readonly csvSeconds: number
-  readonly formats: ReadonlyArray<{ readonly format: Journal.JournalFormat; readonly seconds: number }>
+  readonly csv: Timing
+  readonly formats: ReadonlyArray<readonly [Journal.JournalFormat, Timing]>
   /** Each tool on its journal: seconds, and whether it accepted it (undefined: not installed). */
   readonly tools: ReadonlyArray<{ readonly tool: string; readonly seconds: number; readonly ok: boolean | undefined }>
 }
@@ -29,18 +29,19 @@ const toolCommands: Readonly<
   beancount: ["bean-check", (file) => [file]]
 }
 
-/** Syncs `bills` linked bills into a fresh SQLite store, times each export (median of `runs`), then each tool. */
+/** Syncs `bills` linked bills into a fresh SQLite store, times csv and each format in turn (median of `runs`), then each tool. */
 export const journalBench = (bills: number, runs = 3): Promise<JournalFigures> =>
-  withStoreExports({ bills, seed: 37, runs, name: "journals" }, ({ csvSeconds, dir, fromStore, timed }) =>
+  withStoreExports({ bills, seed: 37, runs, name: "journals" }, ({ dir, fromStore, turns }) =>
     Effect.gen(function* () {
-      const formats: Array<{ format: Journal.JournalFormat; seconds: number }> = []
+      const export_ = (format: Journal.JournalFormat, out: string) =>
+        journalExport({ format, account: "all", out, strict: false, accountNames: {}, quiet: true })
+      const { csv, exports } = yield* turns(
+        Journal.JournalFormat.literals.map((format) => [format, export_(format, "/dev/null")] as const)
+      )
       const tools: Array<{ tool: string; seconds: number; ok: boolean | undefined }> = []
       for (const format of Journal.JournalFormat.literals) {
-        const export_ = (out: string) =>
-          fromStore(journalExport({ format, account: "all", out, strict: false, accountNames: {}, quiet: true }))
-        formats.push({ format, seconds: yield* timed(export_("/dev/null")) })
         const file = join(dir, `bills.${format}`)
-        yield* export_(file)
+        yield* fromStore(export_(format, file))
         const [command, args] = toolCommands[format]
         const started = performance.now()
         const run = spawnSync(command, args(file), { encoding: "utf8", maxBuffer: 1 << 30 })
@@ -50,6 +51,6 @@ export const journalBench = (bills: number, runs = 3): Promise<JournalFigures> =
           ok: run.error !== undefined ? undefined : run.status === 0 && run.stderr.trim() === ""
         })
       }
-      return { bills, csvSeconds, formats, tools }
+      return { bills, csv, formats: exports, tools }
     })
   )

@@ -1,8 +1,14 @@
 /**
  * The harness the exports built on events share (tax files, journals): a fresh SQLite store synced
  * from a local exchange of linked bills (trades as two legs, transfers with both legs) with no
- * rate limit, the `--format csv` export from it as the yardstick, and a timer (median of runs).
+ * rate limit, the `--format csv` export from it as the yardstick, and a timer that takes turns.
  * The exports run in process, the way `bills export --db` runs them.
+ *
+ * Each export and the csv yardstick run in turn (csv, a, b, csv, a, b, ...), and each figure is the
+ * median of its runs, so a load that comes and goes on a shared machine falls on every format alike
+ * instead of on whichever ran last. Beside the wall time, the process's CPU time (user + system,
+ * `process.cpuUsage`) of each run: the export is one thread in this process, so on a quiet machine
+ * the two agree, and under load the CPU time still tells what the export costs.
  */
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -23,15 +29,26 @@ const credentials = {
 
 const median = (values: ReadonlyArray<number>) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0
 
-/** What a bench gets: the store's folder, the store as a `BillsApi`, a timer, and the csv yardstick. */
+/** The median wall and CPU seconds of an export's runs. */
+export interface Timing {
+  readonly seconds: number
+  readonly cpuSeconds: number
+}
+
+/** What a bench gets: the store's folder, the store as a `BillsApi`, and the turns timer. */
 export interface StoreExports {
   readonly dir: string
   readonly fromStore: <A, E>(effect: Effect.Effect<A, E, BillsApi>) => Effect.Effect<A, unknown>
-  readonly timed: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<number, E, R>
-  readonly csvSeconds: number
+  /**
+   * Runs the csv export and each of `exports` in turn, `runs` rounds; the csv's timing and each
+   * export's, by name, in the order given.
+   */
+  readonly turns: <K extends string>(
+    exports: ReadonlyArray<readonly [K, Effect.Effect<unknown, unknown, BillsApi>]>
+  ) => Effect.Effect<{ readonly csv: Timing; readonly exports: ReadonlyArray<readonly [K, Timing]> }, unknown>
 }
 
-/** Syncs `bills` linked bills (seed `seed`) into a fresh store, times the csv export, runs `use`, removes the store. */
+/** Syncs `bills` linked bills (seed `seed`) into a fresh store, runs `use` with the turns timer, removes the store. */
 export const withStoreExports = <A>(
   options: { readonly bills: number; readonly seed: number; readonly runs: number; readonly name: string },
   use: (exports: StoreExports) => Effect.Effect<A, unknown>
@@ -57,25 +74,40 @@ export const withStoreExports = <A>(
       )
       const fromStore = <B, E>(effect: Effect.Effect<B, E, BillsApi>) =>
         effect.pipe(Effect.provide(StoreBillsApi.layer(account.id)), Effect.provide(store))
-      const timed = <B, E, R>(effect: Effect.Effect<B, E, R>) =>
+      const once = (effect: Effect.Effect<unknown, unknown, BillsApi>) =>
         Effect.gen(function* () {
-          const times: Array<number> = []
-          for (let i = 0; i < runs; i++) {
-            const started = performance.now()
-            yield* effect
-            times.push((performance.now() - started) / 1000)
-          }
-          return median(times)
+          const cpu = process.cpuUsage()
+          const started = performance.now()
+          yield* fromStore(effect)
+          const used = process.cpuUsage(cpu)
+          return { seconds: (performance.now() - started) / 1000, cpuSeconds: (used.user + used.system) / 1e6 }
         })
-      const csvSeconds = yield* timed(
-        fromStore(
-          exportBills(
-            { account: "all", format: "csv", out: "/dev/null" },
-            { live: false, requests: () => Effect.succeed(0) }
-          )
-        )
+      const csv = exportBills(
+        { account: "all", format: "csv", out: "/dev/null" },
+        { live: false, requests: () => Effect.succeed(0) }
       )
-      const result = yield* use({ dir, fromStore, timed, csvSeconds })
+      const turns = <K extends string>(
+        exports: ReadonlyArray<readonly [K, Effect.Effect<unknown, unknown, BillsApi>]>
+      ) =>
+        Effect.gen(function* () {
+          const all: ReadonlyArray<readonly [string, Effect.Effect<unknown, unknown, BillsApi>]> = [
+            ["csv", csv],
+            ...exports
+          ]
+          const runsOf = all.map(() => [] as Array<Timing>)
+          for (let round = 0; round < runs; round++) {
+            for (const [index, [, effect]] of all.entries()) runsOf[index]?.push(yield* once(effect))
+          }
+          const timingOf = (index: number): Timing => ({
+            seconds: median((runsOf[index] ?? []).map((run) => run.seconds)),
+            cpuSeconds: median((runsOf[index] ?? []).map((run) => run.cpuSeconds))
+          })
+          return {
+            csv: timingOf(0),
+            exports: exports.map(([name], index) => [name, timingOf(index + 1)] as const)
+          }
+        })
+      const result = yield* use({ dir, fromStore, turns })
       rmSync(dir, { recursive: true, force: true })
       return result
     }).pipe(Effect.scoped)

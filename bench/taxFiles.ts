@@ -8,23 +8,23 @@
 import { TaxFiles } from "@account-bills/core"
 import * as Effect from "effect/Effect"
 import { taxExport } from "../packages/node/src/cli/TaxExport.js"
-import { withStoreExports } from "./storeExports.js"
+import { type Timing, withStoreExports } from "./storeExports.js"
 
 export interface TaxFigures {
   readonly bills: number
-  readonly csvSeconds: number
-  readonly formats: ReadonlyArray<{ readonly format: TaxFiles.TaxFormat; readonly seconds: number }>
+  readonly csv: Timing
+  readonly formats: ReadonlyArray<readonly [TaxFiles.TaxFormat, Timing]>
 }
 
-/** Syncs `bills` linked bills into a fresh SQLite store, then times each export (median of `runs`). */
+/** Syncs `bills` linked bills into a fresh SQLite store, then times csv and each format in turn (median of `runs`). */
 export const taxBench = (bills: number, runs = 3): Promise<TaxFigures> =>
-  withStoreExports({ bills, seed: 34, runs, name: "tax" }, ({ csvSeconds, fromStore, timed }) =>
+  withStoreExports({ bills, seed: 34, runs, name: "tax" }, ({ turns }) =>
     Effect.gen(function* () {
-      const formats: Array<{ format: TaxFiles.TaxFormat; seconds: number }> = []
-      for (const format of TaxFiles.taxFormats) {
-        const seconds = yield* timed(fromStore(taxExport({ format, account: "all", out: "/dev/null", strict: false })))
-        formats.push({ format, seconds })
-      }
-      return { bills, csvSeconds, formats }
+      const { csv, exports } = yield* turns(
+        TaxFiles.taxFormats.map(
+          (format) => [format, taxExport({ format, account: "all", out: "/dev/null", strict: false })] as const
+        )
+      )
+      return { bills, csv, formats: exports }
     })
   )
