@@ -50,7 +50,14 @@ import {
 } from "./FakeProtocol.js"
 import { makeAuthentication } from "./internal/authentication.js"
 import { makeFaultPlan } from "./internal/faultPlan.js"
-import { makeQueries, type NumericIds, rejectionAnswer, seedBooks, seedContract } from "./internal/queries.js"
+import {
+  type Books,
+  makeQueries,
+  type NumericIds,
+  rejectionAnswer,
+  seedBooks,
+  seedContract
+} from "./internal/queries.js"
 import { type LogEntry, makeRequestLog } from "./internal/requestLog.js"
 import { type WireFormat, wireFormats } from "./internal/wireFormat.js"
 import * as SlidingWindow from "./SlidingWindow.js"
@@ -94,7 +101,9 @@ export interface GenerateBillsOptions extends BillGenerator.GeneratorOptions {
   /**
    * Bills of the futures account's own (trading, funding fees, ...), besides one transfer for
    * each funding or spot transfer it takes part in; see `BillGenerator.generateContract`. When
-   * absent the futures account holds no generated bills. Not with `lazy`. Since 0.2.0.
+   * absent the futures account holds no generated bills. Not with `lazy`. With `linked`, every
+   * transfer is between funding and spot (both legs there), so the futures account takes none.
+   * Since 0.2.0.
    */
   readonly contract?: number | undefined
   /** Default 2025-01-01T00:00:00Z. */
@@ -360,8 +369,9 @@ export const make = (options: FakeExchangeOptions = {}): Effect.Effect<FakeExcha
     }
     const key = yield* Signature.importSecret(credentials.secret)
     const generator = BillGenerator.make(options.generate)
-    const books = seedBooks(options, generator)
-    const contract = seedContract(options, books)
+    const { funding, pairedTransfers, spot } = seedBooks(options, generator)
+    const books: Books = { funding, spot }
+    const contract = seedContract(options, books, pairedTransfers)
 
     // Mutable model state; only touched inside Effect.sync, so each step is atomic.
     let behaviour: FakeBehaviour = {

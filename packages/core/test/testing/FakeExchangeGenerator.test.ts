@@ -99,6 +99,29 @@ describe("BillGenerator", () => {
     expect(BillGenerator.formatFixed(BigDecimal.make(15n, 1), 4)).toBe("1.5000")
     expect(BillGenerator.formatFixed(BigDecimal.make(7n, 0), 0)).toBe("7")
   })
+
+  it.effect("linked books with a futures account move every transferred coin exactly once", () =>
+    Effect.gen(function* () {
+      // A linked transfer has both legs in funding and spot; a futures leg for it as well would
+      // make the coins appear twice. Summed over the three accounts, transfers net to zero.
+      const exchange = yield* FakeExchange.make({
+        generate: { ...generate, funding: 600, spot: 600, contract: 300, linked: true }
+      })
+      const contract = yield* exchange.contractBills
+      expect(contract.length).toBeGreaterThanOrEqual(300)
+      const net = new Map<string, BigDecimal.BigDecimal>()
+      const add = (coin: string, delta: string) =>
+        net.set(coin, BigDecimal.sum(net.get(coin) ?? BigDecimal.fromBigInt(0n), BigDecimal.unsafeFromString(delta)))
+      const isTransfer = (bizType: string) => bizType === "transfer_in" || bizType === "transfer_out"
+      for (const account of ["funding", "spot"] as const) {
+        for (const bill of yield* exchange.bills(account))
+          if (isTransfer(bill.bizType)) add(bill.coinName, bill.deltaAmount)
+      }
+      for (const bill of contract) if (isTransfer(bill.bizType)) add(bill.coinName, bill.deltaAmount)
+      expect(net.size).toBeGreaterThan(0)
+      for (const [coin, amount] of net) expect([coin, BigDecimal.isZero(amount)]).toEqual([coin, true])
+    })
+  )
 })
 
 const walkFunding = (exchange: FakeExchangeService, body: object, onPage: (page: number) => Effect.Effect<void>) =>

@@ -57,7 +57,13 @@ export const ninetyDays = 90 * 24 * 60 * 60 * 1000
  * bills given. The generator observes every bill, so bills appended later continue each
  * coin's balance chain and the ids.
  */
-export const seedBooks = (options: FakeExchangeOptions, generator: BillGenerator.BillGenerator): Books => {
+export const seedBooks = (
+  options: FakeExchangeOptions,
+  generator: BillGenerator.BillGenerator
+): Books & {
+  /** The ids of linked transfers' legs: each already has its other leg in funding or spot. */
+  readonly pairedTransfers: ReadonlySet<string>
+} => {
   const gen = options.generate
   const startMillis = gen?.startMillis ?? defaultStartMillis
   const endMillis = gen?.endMillis ?? startMillis + ninetyDays
@@ -110,14 +116,22 @@ export const seedBooks = (options: FakeExchangeOptions, generator: BillGenerator
     }
     return book
   }
-  return { funding: seeded("funding", options.bills?.funding), spot: seeded("spot", options.bills?.spot) }
+  return {
+    funding: seeded("funding", options.bills?.funding),
+    spot: seeded("spot", options.bills?.spot),
+    pairedTransfers: new Set(linked?.transfers.flat() ?? [])
+  }
 }
 
 /**
  * The futures account's book: generated bills consistent with `books` (their transfers matched,
  * see `BillGenerator.generateContract`) when `generate.contract` is set, plus the bills given.
  */
-export const seedContract = (options: FakeExchangeOptions, books: Books): BillBook.BillBook<ContractWireBill> => {
+export const seedContract = (
+  options: FakeExchangeOptions,
+  books: Books,
+  pairedTransfers: ReadonlySet<string> = new Set()
+): BillBook.BillBook<ContractWireBill> => {
   const gen = options.generate
   const startMillis = gen?.startMillis ?? defaultStartMillis
   const endMillis = gen?.endMillis ?? startMillis + ninetyDays
@@ -131,7 +145,9 @@ export const seedContract = (options: FakeExchangeOptions, books: Books): BillBo
           seed: gen.seed,
           coins: gen.coins,
           sameMillisecondGroup: gen.sameMillisecondGroup,
-          transfers: [...books.funding.all(), ...books.spot.all()]
+          // A linked transfer between funding and spot already has both legs: a futures leg
+          // for it too would book the same coins twice.
+          transfers: [...books.funding.all(), ...books.spot.all()].filter((bill) => !pairedTransfers.has(bill.billId))
         })
   const contract = BillBook.make<ContractWireBill>(generatedContract)
   if (options.bills?.contract !== undefined) contract.insert(options.bills.contract)
