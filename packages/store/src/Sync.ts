@@ -93,6 +93,11 @@ export interface SyncSummary extends SyncProgress {
   /** The window this run's walk read, `[from, to)` epoch ms. */
   readonly from: number
   readonly to: number
+  /**
+   * The window the store covers for this account and kind after this run, as in
+   * `SyncState.covered`: what a caller reports (a lag) without reading the state again. Since 0.2.0.
+   */
+  readonly covered: { readonly from: number; readonly to: number } | undefined
   /** Bills the store holds for this account and kind now; undefined when `countStored` is false. */
   readonly stored: number | undefined
 }
@@ -133,6 +138,13 @@ const agedOutWith = (state: SyncState, window: { readonly from: number; readonly
     ? [...state.agedOut, { from: state.covered.to, to: window.from }]
     : undefined
 
+/** The covered window once a finished walk that read `window` is recorded (as the store widens it). */
+const widened = (
+  covered: SyncState["covered"],
+  window: { readonly from: number; readonly to: number }
+): { readonly from: number; readonly to: number } =>
+  covered === undefined ? window : { from: Math.min(covered.from, window.from), to: Math.max(covered.to, window.to) }
+
 const syncKind = (options: SyncOptions, kind: BillKind) =>
   Effect.gen(function* () {
     const store = yield* BillsStore
@@ -140,15 +152,14 @@ const syncKind = (options: SyncOptions, kind: BillKind) =>
     const leaseMillis = Duration.toMillis(options.lease ?? Duration.seconds(30))
     const overlapMillis = Duration.toMillis(options.overlap ?? Duration.seconds(60))
     const owner = yield* ownerName(kind)
-    yield* LeaseHolder.hold({
+    // The state comes with the lease, read by the statement that takes it.
+    const { letGo, state } = yield* LeaseHolder.hold({
       account,
       kind,
       owner,
       leaseMillis,
       waitMillis: Duration.toMillis(options.waitForLease ?? Duration.millis(leaseMillis + 1_000))
     })
-
-    const state = yield* store.state(account, kind)
     const given =
       options.from === undefined ? undefined : yield* Schema.decode(TimeBound)(options.from).pipe(Effect.orDie)
     const from = state.covered === undefined ? given : Math.max(state.covered.to - overlapMillis, state.covered.from, 0)
@@ -174,8 +185,11 @@ const syncKind = (options: SyncOptions, kind: BillKind) =>
             cursor: page.encoded,
             finished: page.cursor.done ? window : undefined,
             agedOut: page.cursor.done ? agedOutWith(state, window) : undefined,
-            order: page.order
+            order: page.order,
+            // The walk's last page lets the lease go in its own statement: nothing follows it.
+            release: page.cursor.done
           })
+          if (page.cursor.done) yield* letGo
           const after = {
             pages: before.pages + 1,
             // This run's requests: a resumed cursor's tally counts the earlier run's too.
@@ -202,6 +216,7 @@ const syncKind = (options: SyncOptions, kind: BillKind) =>
       agedOut: tally.done ? agedOutWith(state, tally.window)?.at(-1) : undefined,
       from: tally.window.from,
       to: tally.window.to,
+      covered: tally.done ? widened(state.covered, tally.window) : state.covered,
       stored
     } satisfies SyncSummary
   }).pipe(Effect.scoped, Effect.withSpan("Sync.kind", { attributes: { kind } }))
