@@ -56,6 +56,12 @@ export interface SyncOptions {
    * fleet's pass) turns it off. (Since 0.2.0.)
    */
   readonly countStored?: boolean | undefined
+  /**
+   * The caller has registered the account with this store already (`BillsStore.register`, which
+   * fails on a label that belongs to another key): the run does not read its row again. A fleet's
+   * pass registers once for its three kinds. Default false. (Since 0.2.0.)
+   */
+  readonly registered?: boolean | undefined
 }
 
 /**
@@ -234,7 +240,7 @@ export const run: (
   "Sync.run"
 )(function* (options: SyncOptions) {
   const store = yield* BillsStore
-  yield* store.register(options.account)
+  if (options.registered !== true) yield* store.register(options.account)
   return yield* Effect.forEach(options.kinds ?? BillKinds.literals, (kind) => syncKind(options, kind), {
     concurrency: "unbounded"
   })
