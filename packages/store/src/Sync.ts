@@ -11,6 +11,8 @@
 import { type BillsApi, type BillsError, BillKind as BillKinds, TimeBound, type TimeInput } from "@account-bills/core"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import { type BillKind, BillsStore, type SyncState } from "./BillsStore.js"
@@ -174,11 +176,21 @@ const syncKind = (options: SyncOptions, kind: BillKind) =>
       ({ reason }) =>
         new StoreUnavailable({ target: store.target, reason: `the stored cursor of ${account} ${kind}: ${reason}` })
     )
+    // Each page paired with what follows it, a failure included (as a value, so that the page
+    // before it still commits): a page with nothing after it is this run's last, and lets the
+    // lease go in its own statement. The walk's `done` does not say that: a window walk may end
+    // with more than one page marked done.
+    const paged = Stream.zipWithNext(
+      Stream.either(ahead(options.maxPages === undefined ? pages : Stream.take(pages, options.maxPages)))
+    )
     const tally = yield* Stream.runFoldEffect(
-      ahead(options.maxPages === undefined ? pages : Stream.take(pages, options.maxPages)),
+      paged,
       { pages: 0, requests: 0, added: 0, window: { from: from ?? 0, to: 0 }, done: false } satisfies Tally,
-      (before, page): Effect.Effect<Tally, SyncStoreError> =>
+      (before, [current, next]): Effect.Effect<Tally, BillsError | SyncStoreError> =>
         Effect.gen(function* () {
+          if (Either.isLeft(current)) return yield* Effect.fail(current.left)
+          const page = current.right
+          const last = Option.isNone(next)
           // Past a history horizon the exchange serves nothing older than `servedFrom`: the store
           // holds completely what is served, so that is where its covered window starts.
           const window = { from: Math.max(page.cursor.from ?? 0, page.cursor.servedFrom ?? 0), to: page.cursor.end }
@@ -192,10 +204,10 @@ const syncKind = (options: SyncOptions, kind: BillKind) =>
             finished: page.cursor.done ? window : undefined,
             agedOut: page.cursor.done ? agedOutWith(state, window) : undefined,
             order: page.order,
-            // The walk's last page lets the lease go in its own statement: nothing follows it.
-            release: page.cursor.done
+            // This run's last page lets the lease go in its own statement: nothing follows it.
+            release: last
           })
-          if (page.cursor.done) yield* letGo
+          if (last) yield* letGo
           const after = {
             pages: before.pages + 1,
             // This run's requests: a resumed cursor's tally counts the earlier run's too.
