@@ -46,11 +46,12 @@ import { addressBench } from "./fleetAddresses.js"
 import { keptBench } from "./fleetKept.js"
 import { taxBench } from "./taxFiles.js"
 import { journalBench } from "./journals.js"
+import { limiterWaitBench } from "./limiterWait.js"
 import type { Timing } from "./storeExports.js"
 import { type PassCpuRun, passCpuBench } from "./passCpu.js"
 
 const quick = process.argv.includes("--quick")
-/** `--only <name>` runs one section: throughput, decoding, saturation, memory, far, startup, store, fleet (kept: its first-sync part alone), horizon, addresses, contract, tax, journals or passcpu. */
+/** `--only <name>` runs one section: throughput, decoding, saturation, memory, far, startup, store, fleet (kept: its first-sync part alone), horizon, addresses, contract, tax, journals, passcpu or limiterwait. */
 const onlyAt = process.argv.indexOf("--only")
 const only = onlyAt >= 0 ? process.argv[onlyAt + 1] : undefined
 const wanted = (name: string) => only === undefined || only === name
@@ -903,10 +904,27 @@ const passCpu = async () => {
   }
 }
 
+// 16. The client waiting for its limiter against running free (bench/limiterWait.ts).
+const limiterWait = async (url: string) => {
+  const runs = await limiterWaitBench(url, quick ? 40 : 100, quick ? 2 : 4)
+  results.limiterWait = runs
+  const of = (limited: boolean) => runs.filter((run) => run.limited === limited)
+  const cpu = (limited: boolean) => median(of(limited).map((run) => run.cpuPerRequestMs))
+  const each = (limited: boolean) =>
+    of(limited)
+      .map((run) => fmt(run.cpuPerRequestMs, 2))
+      .join(", ")
+  const section = `16 limiter wait (${runs[0]?.requests} empty spot pages a run; this process's CPU)`
+  row(section, `client CPU per request, free, ms (runs: ${each(false)})`, fmt(cpu(false), 2))
+  row(section, `client CPU per request, at the limiter's 10/s, ms (runs: ${each(true)})`, fmt(cpu(true), 2))
+  const ratio = cpu(true) / cpu(false)
+  row(section, "waiting / free, CPU per request", fmt(ratio, 2), "<= 1", ratio <= 1)
+}
+
 const main = async () => {
   const started = performance.now()
   console.error(`bench (${quick ? "quick" : "full"}): ${availableParallelism()} cores, node ${process.version}`)
-  const server = wanted("throughput") || wanted("memory") ? await startServer() : undefined
+  const server = wanted("throughput") || wanted("memory") || wanted("limiterwait") ? await startServer() : undefined
   try {
     if (server !== undefined && wanted("throughput")) {
       console.error("1. loopback throughput ...")
@@ -967,6 +985,10 @@ const main = async () => {
     if (wanted("passcpu")) {
       console.error("15. what a fleet pass costs in CPU (a runner process, PostgreSQL and Redis) ...")
       await passCpu()
+    }
+    if (server !== undefined && wanted("limiterwait")) {
+      console.error("16. the client waiting for its limiter against running free (real time) ...")
+      await limiterWait(server.url)
     }
   } catch (error) {
     failures.push(String(error))

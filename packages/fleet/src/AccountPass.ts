@@ -151,6 +151,9 @@ export const run = Effect.fn("AccountPass.run")(function* (
     Layer.provide(Layer.succeed(BillsRateLimiter, counting)),
     Layer.provide(BillsConfig.layer(options.config ?? {}))
   )
+  const store = yield* BillsStore
+  // The covered window each kind's sync reports, for the lag gauges: no state read of its own.
+  const covered = new Map<BillKind, Sync.SyncSummary["covered"]>()
   const one = (kind: BillKind) =>
     Effect.gen(function* () {
       let added = 0
@@ -162,6 +165,8 @@ export const run = Effect.fn("AccountPass.run")(function* (
         lease: options.lease ?? Duration.seconds(10),
         // A pass reports what it added; counting what the store holds would read every bill.
         countStored: false,
+        // Registered once for the pass's kinds, below.
+        registered: true,
         onPage: (progress) =>
           Effect.sync(() => {
             added = progress.added
@@ -176,6 +181,7 @@ export const run = Effect.fn("AccountPass.run")(function* (
           (failure.reason === "Authentication" || failure.reason === "Permission")
         return { kind, done: false, added, requests, error: failure.message, refused } satisfies KindOutcome
       }
+      for (const summary of ended.right) covered.set(summary.kind, summary.covered)
       return {
         kind,
         done: ended.right.every((summary) => summary.done),
@@ -186,30 +192,34 @@ export const run = Effect.fn("AccountPass.run")(function* (
       } satisfies KindOutcome
     })
   const walked = options.kinds ?? BillKind.literals
-  const outcomes = yield* Effect.forEach(walked, one, { concurrency: "unbounded" }).pipe(
-    Effect.provide(api),
-    Effect.catchTag("ConfigError", (error) =>
-      Effect.succeed(
-        walked.map(
-          (kind): KindOutcome => ({ kind, done: false, added: 0, requests: 0, error: String(error), refused: false })
+  const failed = (error: string): ReadonlyArray<KindOutcome> =>
+    walked.map((kind): KindOutcome => ({ kind, done: false, added: 0, requests: 0, error, refused: false }))
+  const registered = yield* Effect.either(store.register(account))
+  const outcomes =
+    registered._tag === "Left"
+      ? failed(registered.left.message)
+      : yield* Effect.forEach(walked, one, { concurrency: "unbounded" }).pipe(
+          Effect.provide(api),
+          Effect.catchTag("ConfigError", (error) => Effect.succeed(failed(String(error))))
         )
-      )
-    )
-  )
-  const store = yield* BillsStore
   const now = yield* Effect.clockWith((clock) => clock.currentTimeMillis)
   for (const outcome of outcomes) {
     yield* Metric.incrementBy(Metric.tagged(FleetMetrics.bills, "kind", outcome.kind), outcome.added)
     yield* Metric.incrementBy(Metric.tagged(FleetMetrics.requests, "kind", outcome.kind), outcome.requests)
-    const state = yield* Effect.either(store.state(account.id, outcome.kind))
-    if (state._tag === "Right" && state.right.covered !== undefined) {
+    // A kind whose sync failed reports no window: the store says where it stands.
+    const window = covered.has(outcome.kind)
+      ? covered.get(outcome.kind)
+      : yield* Effect.map(Effect.option(store.state(account.id, outcome.kind)), (state) =>
+          state._tag === "Some" ? state.value.covered : undefined
+        )
+    if (window !== undefined) {
       yield* Metric.set(
         FleetMetrics.lag.pipe(Metric.tagged("account", account.id), Metric.tagged("kind", outcome.kind)),
-        now - state.right.covered.to
+        now - window.to
       )
       yield* Metric.set(
         FleetMetrics.coveredTo.pipe(Metric.tagged("account", account.id), Metric.tagged("kind", outcome.kind)),
-        state.right.covered.to
+        window.to
       )
     }
   }

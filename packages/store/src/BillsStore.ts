@@ -87,6 +87,11 @@ export interface PageCommit {
    */
   readonly agedOut?: ReadonlyArray<{ readonly from: number; readonly to: number }> | undefined
   readonly order: ListOrder | undefined
+  /**
+   * Let the lease go with this page, in the same statement: the walk's last page, after which
+   * its holder writes nothing more. Default false. (Since 0.2.0.)
+   */
+  readonly release?: boolean | undefined
 }
 
 /**
@@ -138,15 +143,29 @@ export interface BillsStoreShape {
   readonly register: (account: StoreAccount) => Effect.Effect<void, StoreFailure | StoreAccountMismatch>
   readonly state: (account: string, kind: BillKind) => Effect.Effect<SyncState, StoreFailure>
   /**
-   * Takes the lease of (account, kind) for `leaseMillis` from now, or renews it for its holder;
-   * returns when another holder's lease runs out instead, if it holds one.
+   * Takes the lease of (account, kind) for `leaseMillis` from now, or renews it for its holder,
+   * with the sync state as the taking statement found it (since 0.2.0); returns when another
+   * holder's lease runs out instead, if it holds one.
    */
   readonly acquireLease: (
     account: string,
     kind: BillKind,
     owner: string,
     leaseMillis: number
-  ) => Effect.Effect<{ readonly acquired: true } | { readonly acquired: false; readonly until: number }, StoreFailure>
+  ) => Effect.Effect<
+    { readonly acquired: true; readonly state: SyncState } | { readonly acquired: false; readonly until: number },
+    StoreFailure
+  >
+  /**
+   * Renews the lease of (account, kind) for `leaseMillis` from now if `owner` still holds it;
+   * false when it does not (let go, or taken by another). Since 0.2.0.
+   */
+  readonly renewLease: (
+    account: string,
+    kind: BillKind,
+    owner: string,
+    leaseMillis: number
+  ) => Effect.Effect<boolean, StoreFailure>
   readonly releaseLease: (account: string, kind: BillKind, owner: string) => Effect.Effect<void, StoreFailure>
   /** Commits a page's bills (repeats dropped by key) with the walk's cursor; returns how many were new. */
   readonly commitPage: (page: PageCommit) => Effect.Effect<number, StoreFailure | SyncBusy>

@@ -11,6 +11,8 @@
 import { type BillsApi, type BillsError, BillKind as BillKinds, TimeBound, type TimeInput } from "@account-bills/core"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import { type BillKind, BillsStore, type SyncState } from "./BillsStore.js"
@@ -56,6 +58,12 @@ export interface SyncOptions {
    * fleet's pass) turns it off. (Since 0.2.0.)
    */
   readonly countStored?: boolean | undefined
+  /**
+   * The caller has registered the account with this store already (`BillsStore.register`, which
+   * fails on a label that belongs to another key): the run does not read its row again. A fleet's
+   * pass registers once for its three kinds. Default false. (Since 0.2.0.)
+   */
+  readonly registered?: boolean | undefined
 }
 
 /**
@@ -93,6 +101,11 @@ export interface SyncSummary extends SyncProgress {
   /** The window this run's walk read, `[from, to)` epoch ms. */
   readonly from: number
   readonly to: number
+  /**
+   * The window the store covers for this account and kind after this run, as in
+   * `SyncState.covered`: what a caller reports (a lag) without reading the state again. Since 0.2.0.
+   */
+  readonly covered: { readonly from: number; readonly to: number } | undefined
   /** Bills the store holds for this account and kind now; undefined when `countStored` is false. */
   readonly stored: number | undefined
 }
@@ -133,6 +146,13 @@ const agedOutWith = (state: SyncState, window: { readonly from: number; readonly
     ? [...state.agedOut, { from: state.covered.to, to: window.from }]
     : undefined
 
+/** The covered window once a finished walk that read `window` is recorded (as the store widens it). */
+const widened = (
+  covered: SyncState["covered"],
+  window: { readonly from: number; readonly to: number }
+): { readonly from: number; readonly to: number } =>
+  covered === undefined ? window : { from: Math.min(covered.from, window.from), to: Math.max(covered.to, window.to) }
+
 const syncKind = (options: SyncOptions, kind: BillKind) =>
   Effect.gen(function* () {
     const store = yield* BillsStore
@@ -140,15 +160,14 @@ const syncKind = (options: SyncOptions, kind: BillKind) =>
     const leaseMillis = Duration.toMillis(options.lease ?? Duration.seconds(30))
     const overlapMillis = Duration.toMillis(options.overlap ?? Duration.seconds(60))
     const owner = yield* ownerName(kind)
-    yield* LeaseHolder.hold({
+    // The state comes with the lease, read by the statement that takes it.
+    const { letGo, state } = yield* LeaseHolder.hold({
       account,
       kind,
       owner,
       leaseMillis,
       waitMillis: Duration.toMillis(options.waitForLease ?? Duration.millis(leaseMillis + 1_000))
     })
-
-    const state = yield* store.state(account, kind)
     const given =
       options.from === undefined ? undefined : yield* Schema.decode(TimeBound)(options.from).pipe(Effect.orDie)
     const from = state.covered === undefined ? given : Math.max(state.covered.to - overlapMillis, state.covered.from, 0)
@@ -157,11 +176,21 @@ const syncKind = (options: SyncOptions, kind: BillKind) =>
       ({ reason }) =>
         new StoreUnavailable({ target: store.target, reason: `the stored cursor of ${account} ${kind}: ${reason}` })
     )
+    // Each page paired with what follows it, a failure included (as a value, so that the page
+    // before it still commits): a page with nothing after it is this run's last, and lets the
+    // lease go in its own statement. The walk's `done` does not say that: a window walk may end
+    // with more than one page marked done.
+    const paged = Stream.zipWithNext(
+      Stream.either(ahead(options.maxPages === undefined ? pages : Stream.take(pages, options.maxPages)))
+    )
     const tally = yield* Stream.runFoldEffect(
-      ahead(options.maxPages === undefined ? pages : Stream.take(pages, options.maxPages)),
+      paged,
       { pages: 0, requests: 0, added: 0, window: { from: from ?? 0, to: 0 }, done: false } satisfies Tally,
-      (before, page): Effect.Effect<Tally, SyncStoreError> =>
+      (before, [current, next]): Effect.Effect<Tally, BillsError | SyncStoreError> =>
         Effect.gen(function* () {
+          if (Either.isLeft(current)) return yield* Effect.fail(current.left)
+          const page = current.right
+          const last = Option.isNone(next)
           // Past a history horizon the exchange serves nothing older than `servedFrom`: the store
           // holds completely what is served, so that is where its covered window starts.
           const window = { from: Math.max(page.cursor.from ?? 0, page.cursor.servedFrom ?? 0), to: page.cursor.end }
@@ -174,8 +203,11 @@ const syncKind = (options: SyncOptions, kind: BillKind) =>
             cursor: page.encoded,
             finished: page.cursor.done ? window : undefined,
             agedOut: page.cursor.done ? agedOutWith(state, window) : undefined,
-            order: page.order
+            order: page.order,
+            // This run's last page lets the lease go in its own statement: nothing follows it.
+            release: last
           })
+          if (last) yield* letGo
           const after = {
             pages: before.pages + 1,
             // This run's requests: a resumed cursor's tally counts the earlier run's too.
@@ -202,6 +234,7 @@ const syncKind = (options: SyncOptions, kind: BillKind) =>
       agedOut: tally.done ? agedOutWith(state, tally.window)?.at(-1) : undefined,
       from: tally.window.from,
       to: tally.window.to,
+      covered: tally.done ? widened(state.covered, tally.window) : state.covered,
       stored
     } satisfies SyncSummary
   }).pipe(Effect.scoped, Effect.withSpan("Sync.kind", { attributes: { kind } }))
@@ -219,7 +252,7 @@ export const run: (
   "Sync.run"
 )(function* (options: SyncOptions) {
   const store = yield* BillsStore
-  yield* store.register(options.account)
+  if (options.registered !== true) yield* store.register(options.account)
   return yield* Effect.forEach(options.kinds ?? BillKinds.literals, (kind) => syncKind(options, kind), {
     concurrency: "unbounded"
   })

@@ -48,6 +48,9 @@ const page = (overrides: Partial<PageCommit> & Pick<PageCommit, "owner">): PageC
   ...overrides
 })
 
+/** The state of a kind no walk has finished or left a cursor for. */
+const unsynced = { covered: undefined, agedOut: [], cursor: undefined, order: "newest-first" }
+
 for (const engine of engines) {
   const fresh = Layer.unwrapEffect(Effect.map(engine.fresh, (target) => StoreLayer.forTarget(target)))
 
@@ -193,7 +196,7 @@ for (const engine of engines) {
         yield* TestClock.setTime(now)
         const store = yield* BillsStore
         yield* store.register(account)
-        expect(yield* store.acquireLease(account.id, "spot", "A", 1_000)).toEqual({ acquired: true })
+        expect(yield* store.acquireLease(account.id, "spot", "A", 1_000)).toEqual({ acquired: true, state: unsynced })
         expect(yield* store.acquireLease(account.id, "spot", "B", 1_000)).toEqual({
           acquired: false,
           until: now + 1_000
@@ -204,9 +207,39 @@ for (const engine of engines) {
           until: now + 1_000
         })
         // The other kind has a lease of its own.
-        expect(yield* store.acquireLease(account.id, "funding", "B", 1_000)).toEqual({ acquired: true })
+        expect(yield* store.acquireLease(account.id, "funding", "B", 1_000)).toEqual({
+          acquired: true,
+          state: unsynced
+        })
         yield* TestClock.adjust("1001 millis")
-        expect(yield* store.acquireLease(account.id, "spot", "B", 1_000)).toEqual({ acquired: true })
+        expect(yield* store.acquireLease(account.id, "spot", "B", 1_000)).toEqual({ acquired: true, state: unsynced })
+      }).pipe(Effect.provide(fresh))
+    )
+
+    it.effect("the lease comes with the state; a last page lets it go; a renewal takes back no lease let go", () =>
+      Effect.gen(function* () {
+        yield* TestClock.setTime(now)
+        const store = yield* BillsStore
+        yield* store.register(account)
+        expect(yield* store.acquireLease(account.id, "spot", "A", 30_000)).toEqual({ acquired: true, state: unsynced })
+        expect(yield* store.renewLease(account.id, "spot", "A", 30_000)).toBe(true)
+        expect(yield* store.renewLease(account.id, "spot", "B", 30_000)).toBe(false)
+        yield* store.commitPage(page({ owner: "A", cursor: '{"walk":1}', order: "oldest-first" }))
+        // A page that does not say so keeps the lease: B still waits for it.
+        expect(yield* store.acquireLease(account.id, "spot", "B", 30_000)).toEqual({
+          acquired: false,
+          until: now + 1_000
+        })
+        yield* store.commitPage(page({ owner: "A", finished: { from: 1_000, to: 5_000 }, release: true }))
+        // Let go with the last page: A's renewal does not take it back, and B takes it at once,
+        // long before it would have run out, with the state A left.
+        expect(yield* store.renewLease(account.id, "spot", "A", 30_000)).toBe(false)
+        expect(yield* store.acquireLease(account.id, "spot", "B", 30_000)).toEqual({
+          acquired: true,
+          state: { covered: { from: 1_000, to: 5_000 }, agedOut: [], cursor: undefined, order: "oldest-first" }
+        })
+        const late = yield* Effect.flip(store.commitPage(page({ owner: "A", cursor: '{"walk":2}' })))
+        expect(late._tag).toBe("SyncBusy")
       }).pipe(Effect.provide(fresh))
     )
 
@@ -221,7 +254,10 @@ for (const engine of engines) {
           yield* store.commitPage(page({ owner: "A", bills: [spot("1", 1_000)], cursor: "A-1" }))
           // A stalls past its lease (a pause, a lost connection); B takes over and commits.
           yield* TestClock.adjust("2 seconds")
-          expect(yield* store.acquireLease(account.id, "spot", "B", 5_000)).toEqual({ acquired: true })
+          expect(yield* store.acquireLease(account.id, "spot", "B", 5_000)).toEqual({
+            acquired: true,
+            state: { ...unsynced, cursor: "A-1" }
+          })
           yield* store.commitPage(page({ owner: "B", bills: [spot("2", 2_000)], finished: { from: 0, to: 3_000 } }))
           yield* store.commitPage(page({ owner: "B", bills: [spot("3", 4_000)], cursor: "B-2", leaseMillis: 5_000 }))
           const before = yield* store.state(account.id, "spot")
@@ -256,7 +292,10 @@ for (const engine of engines) {
         // Stalled past its lease, not displaced: its commit is the only write, and renews the lease.
         expect(yield* store.commitPage(page({ owner: "A", bills: [spot("1", 1_000)] }))).toBe(1)
         yield* TestClock.adjust("2 seconds")
-        expect(yield* store.acquireLease(account.id, "spot", "B", 1_000)).toEqual({ acquired: true })
+        expect(yield* store.acquireLease(account.id, "spot", "B", 1_000)).toEqual({
+          acquired: true,
+          state: { ...unsynced, cursor: "{}" }
+        })
         const busy = yield* Effect.flip(store.commitPage(page({ owner: "A", bills: [spot("2", 2_000)] })))
         expect(busy._tag).toBe("SyncBusy")
         expect(yield* store.count(account.id, "spot")).toBe(1)

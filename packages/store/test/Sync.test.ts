@@ -184,7 +184,7 @@ for (const engine of engines) {
         yield* TestClock.setTime(now)
         const store = yield* BillsStore
         yield* store.register(account)
-        expect(yield* store.acquireLease(account.id, "spot", "another sync", 30_000)).toEqual({ acquired: true })
+        expect(yield* store.acquireLease(account.id, "spot", "another sync", 30_000)).toMatchObject({ acquired: true })
         const error = yield* Effect.flip(Sync.run({ account, kinds: ["spot"], waitForLease: 0 }))
         expect(error._tag).toBe("SyncBusy")
         expect(error.message).toBe(

@@ -25,6 +25,7 @@ import * as BillQueries from "./billQueries.js"
 import * as LeaseQueries from "./leaseQueries.js"
 import { openStore } from "./openStore.js"
 import { mapSqlFailure } from "./sqlFailure.js"
+import type { SyncRow } from "./storeRows.js"
 import * as SyncStateQueries from "./syncStateQueries.js"
 
 /** The operation as a span of its own, as `Effect.fn` makes one. */
@@ -37,6 +38,18 @@ const traced = <Args extends ReadonlyArray<unknown>, A, E, R>(
   })
 
 const now = Effect.clockWith((clock) => clock.currentTimeMillis)
+
+/** Where a sync stands, from its row of `ab_sync` (none: never synced). */
+const stateOf = (row: typeof SyncRow.Type | undefined): SyncState => {
+  const from = row?.covered_from ?? null
+  const to = row?.covered_to ?? null
+  return {
+    covered: from === null || to === null ? undefined : { from, to },
+    agedOut: row?.aged_out ?? [],
+    cursor: row?.cursor ?? undefined,
+    order: row?.server_order ?? "newest-first"
+  }
+}
 
 /**
  * Opens the store on the `SqlClient` in context: runs the migrations, and refuses a store
@@ -90,19 +103,7 @@ export const make = (
       )
 
     const state = (account: string, kind: BillKind) =>
-      mapped(
-        Effect.map(syncRows.read({ account, kind }), (found): SyncState => {
-          const row = Option.getOrUndefined(found)
-          const from = row?.covered_from ?? null
-          const to = row?.covered_to ?? null
-          return {
-            covered: from === null || to === null ? undefined : { from, to },
-            agedOut: row?.aged_out ?? [],
-            cursor: row?.cursor ?? undefined,
-            order: row?.server_order ?? "newest-first"
-          }
-        })
-      )
+      mapped(Effect.map(syncRows.read({ account, kind }), (found) => stateOf(Option.getOrUndefined(found))))
 
     /** When the lease of (account, kind) runs out, for `SyncBusy`: now if nobody holds it. */
     const leaseEnd = (account: string, kind: BillKind, at: number) =>
@@ -111,22 +112,33 @@ export const make = (
         (row) => Option.getOrUndefined(Option.flatMapNullable(row, (r) => r.lease_until)) ?? at
       )
 
-    // Once a sync has touched the kind its row exists, and one statement takes the lease; the
-    // row is made, in a transaction with the take, only when that statement finds none to take.
+    // Once a sync has touched the kind its row exists, and one statement takes the lease and
+    // reads the state; the row is made, in a transaction with the take, only when that statement
+    // finds none to take.
     const acquireLease = (account: string, kind: BillKind, owner: string, leaseMillis: number) =>
       mapped(
         Effect.gen(function* () {
           const at = yield* now
           const terms = { account, kind, owner, now: at, until: at + leaseMillis }
-          if ((yield* alone(leases.take(terms))).length > 0) return { acquired: true } as const
+          const [row] = yield* alone(leases.take(terms))
+          if (row !== undefined) return { acquired: true, state: stateOf(row) } as const
           return yield* sql.withTransaction(
             Effect.gen(function* () {
               yield* syncRows.ensure({ account, kind })
-              const taken = yield* leases.take(terms)
-              if (taken.length > 0) return { acquired: true } as const
+              const [taken] = yield* leases.take(terms)
+              if (taken !== undefined) return { acquired: true, state: stateOf(taken) } as const
               return { acquired: false, until: yield* leaseEnd(account, kind, at) } as const
             })
           )
+        })
+      )
+
+    const renewLease = (account: string, kind: BillKind, owner: string, leaseMillis: number) =>
+      mapped(
+        Effect.gen(function* () {
+          const at = yield* now
+          const renewed = yield* alone(leases.renew({ account, kind, owner, now: at, until: at + leaseMillis }))
+          return renewed.length > 0
         })
       )
 
@@ -162,7 +174,8 @@ export const make = (
               cursor: page.finished === undefined ? page.cursor : null,
               finished: page.finished ?? null,
               agedOut: page.finished === undefined || page.agedOut === undefined ? null : JSON.stringify(page.agedOut),
-              order: page.order ?? null
+              order: page.order ?? null,
+              release: page.release === true
             })
             if (advanced.length === 0) {
               return yield* new SyncBusy({
@@ -267,6 +280,7 @@ export const make = (
       register: traced("BillsStore.register", register),
       state,
       acquireLease: traced("BillsStore.acquireLease", acquireLease),
+      renewLease: traced("BillsStore.renewLease", renewLease),
       releaseLease: traced("BillsStore.releaseLease", releaseLease),
       commitPage: traced("BillsStore.commitPage", commitPage),
       fundingPage: traced("BillsStore.fundingPage", fundingPage),

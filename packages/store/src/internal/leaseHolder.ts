@@ -6,7 +6,7 @@
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
-import { type BillKind, BillsStore, type StoreFailure } from "../BillsStore.js"
+import { type BillKind, BillsStore, type StoreFailure, type SyncState } from "../BillsStore.js"
 import { SyncBusy } from "../StoreErrors.js"
 
 /** Whose lease, for how long, and how long to wait for another holder. */
@@ -20,14 +20,17 @@ export interface LeaseTerms {
 
 const now = Effect.clockWith((clock) => clock.currentTimeMillis)
 
-/** Takes the lease, polling while another holder has it; `SyncBusy` once `waitMillis` have passed. */
+/**
+ * Takes the lease, polling while another holder has it; `SyncBusy` once `waitMillis` have passed.
+ * The sync state as the taking statement found it.
+ */
 const acquire = (terms: LeaseTerms) =>
   Effect.gen(function* () {
     const store = yield* BillsStore
     const started = yield* now
     while (true) {
       const lease = yield* store.acquireLease(terms.account, terms.kind, terms.owner, terms.leaseMillis)
-      if (lease.acquired) return
+      if (lease.acquired) return lease.state
       const at = yield* now
       if (at - started >= terms.waitMillis) {
         return yield* new SyncBusy({ account: terms.account, kind: terms.kind, until: lease.until })
@@ -36,20 +39,38 @@ const acquire = (terms: LeaseTerms) =>
     }
   })
 
+/** A lease held: the sync state it was taken with, and how to say the lease went with a page. */
+export interface Held {
+  readonly state: SyncState
+  /**
+   * Says that a committed page let the lease go (`PageCommit.release`): the scope's close then
+   * sends no release of its own, one statement fewer for every walk that finishes.
+   */
+  readonly letGo: Effect.Effect<void>
+}
+
 /**
  * Holds the lease until the scope closes; renewed every third of its length, so that a slow
- * page does not let it run out under the walk.
+ * page does not let it run out under the walk. The renewal only renews: a lease let go with the
+ * walk's last page stays free.
  */
-export const hold = (terms: LeaseTerms): Effect.Effect<void, StoreFailure | SyncBusy, BillsStore | Scope.Scope> =>
+export const hold = (terms: LeaseTerms): Effect.Effect<Held, StoreFailure | SyncBusy, BillsStore | Scope.Scope> =>
   Effect.gen(function* () {
     const store = yield* BillsStore
-    yield* Effect.acquireRelease(acquire(terms), () =>
-      Effect.ignore(store.releaseLease(terms.account, terms.kind, terms.owner))
+    let released = false
+    const state = yield* Effect.acquireRelease(acquire(terms), () =>
+      released ? Effect.void : Effect.ignore(store.releaseLease(terms.account, terms.kind, terms.owner))
     )
     yield* Effect.forkScoped(
-      Effect.ignore(store.acquireLease(terms.account, terms.kind, terms.owner, terms.leaseMillis)).pipe(
+      Effect.ignore(store.renewLease(terms.account, terms.kind, terms.owner, terms.leaseMillis)).pipe(
         Effect.delay(Duration.millis(Math.max(terms.leaseMillis / 3, 1))),
         Effect.forever
       )
     )
+    return {
+      state,
+      letGo: Effect.sync(() => {
+        released = true
+      })
+    }
   })

@@ -9,7 +9,7 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import * as SqlSchema from "@effect/sql/SqlSchema"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
-import { Kind, Order } from "./storeRows.js"
+import { Kind, Order, SyncRow } from "./storeRows.js"
 
 /** A lease to take or renew: `until` is when it runs out unless renewed, epoch ms. */
 const LeaseRequest = Schema.Struct({
@@ -31,7 +31,9 @@ const AdvanceRequest = Schema.Struct({
   finished: Schema.NullOr(Schema.Struct({ from: Schema.Number, to: Schema.Number })),
   /** With `finished`, the kind's aged-out windows as JSON, when they change. */
   agedOut: Schema.NullOr(Schema.String),
-  order: Schema.NullOr(Order)
+  order: Schema.NullOr(Order),
+  /** Let the lease go in the same statement: the walk's last page, after which it writes nothing. */
+  release: Schema.Boolean
 })
 
 /** A row the condition let through. */
@@ -41,14 +43,31 @@ const Touched = Schema.Struct({ account: Schema.String })
 export const make = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
 
-  /** Takes the lease if it is free, run out, or already the owner's; some row when taken. */
+  /**
+   * Takes the lease if it is free, run out, or already the owner's; the row when taken, so that
+   * the sync reads where it stands in the statement that takes the lease (the row is the
+   * holder's from then on: nobody else writes it while the lease holds).
+   */
   const take = SqlSchema.findAll({
     Request: LeaseRequest,
-    Result: Touched,
+    Result: SyncRow,
     execute: (lease) =>
       sql`UPDATE ab_sync SET lease_owner = ${lease.owner}, lease_until = ${lease.until}
         WHERE account = ${lease.account} AND kind = ${lease.kind}
           AND (lease_owner IS NULL OR lease_owner = ${lease.owner} OR lease_until < ${lease.now})
+        RETURNING covered_from, covered_to, cursor, server_order, lease_owner, lease_until, aged_out`
+  })
+
+  /**
+   * Renews the lease for its holder only: a lease let go (or taken by another) stays so. Some
+   * row when renewed.
+   */
+  const renew = SqlSchema.findAll({
+    Request: LeaseRequest,
+    Result: Touched,
+    execute: (lease) =>
+      sql`UPDATE ab_sync SET lease_until = ${lease.until}
+        WHERE account = ${lease.account} AND kind = ${lease.kind} AND lease_owner = ${lease.owner}
         RETURNING account`
   })
 
@@ -75,8 +94,9 @@ export const make = Effect.gen(function* () {
       // on; one that was displaced is refused.
       const fence = sql`account = ${page.account} AND kind = ${page.kind} AND lease_owner = ${page.owner}`
       const order = sql`server_order = COALESCE(${page.order}, server_order)`
+      const lease = page.release ? sql`lease_owner = NULL, lease_until = NULL` : sql`lease_until = ${page.until}`
       return page.finished === null
-        ? sql`UPDATE ab_sync SET cursor = ${page.cursor}, ${order}, lease_until = ${page.until}
+        ? sql`UPDATE ab_sync SET cursor = ${page.cursor}, ${order}, ${lease}
             WHERE ${fence} RETURNING account`
         : sql`UPDATE ab_sync SET cursor = NULL,
             covered_from = CASE WHEN covered_from IS NULL OR covered_from > ${page.finished.from}
@@ -84,10 +104,10 @@ export const make = Effect.gen(function* () {
             covered_to = CASE WHEN covered_to IS NULL OR covered_to < ${page.finished.to}
               THEN ${page.finished.to} ELSE covered_to END,
             aged_out = COALESCE(${page.agedOut}, aged_out),
-            ${order}, lease_until = ${page.until}
+            ${order}, ${lease}
             WHERE ${fence} RETURNING account`
     }
   })
 
-  return { take, release, advance } as const
+  return { take, renew, release, advance } as const
 })

@@ -1,0 +1,90 @@
+/**
+ * What a fleet pass that finds nothing asks of PostgreSQL (issue 38, section 3): every account is
+ * passed every interval, and nearly every pass finds nothing, so each statement is paid thousands
+ * of times a minute by the runner and by the server. Counted where node-postgres sends them, one
+ * pass of a current account through the real HttpClient pipeline against the loopback exchange.
+ */
+import { BillsRateLimiter } from "@account-bills/core"
+import { BillsStore } from "@account-bills/store"
+import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
+import { describe, expect, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Metric from "effect/Metric"
+import * as Redacted from "effect/Redacted"
+import { statementsOf } from "../../store/test/support/statements.js"
+import { AccountPass, AddressBudget, FleetAccounts, FleetCipher, FleetDatabase, FleetMetrics } from "../src/index.js"
+import * as FleetExchange from "./support/FleetExchange.js"
+import { freshDatabase, postgresUrl, testKey } from "./support/services.js"
+
+const keys = { apiKey: "k-steady", secret: "s-steady", passphrase: "p-steady" }
+
+describe.skipIf(postgresUrl === undefined)("a fleet pass that finds nothing, on PostgreSQL", () => {
+  it.live("registers once, takes each kind's lease with its state, and lets it go with the walk's end", () =>
+    Effect.gen(function* () {
+      const db = yield* freshDatabase(postgresUrl ?? "")
+      const now = Date.now()
+      const exchange = yield* FleetExchange.serve({
+        perAddress: false,
+        accounts: [
+          {
+            credentials: keys,
+            rateLimit: false,
+            generate: { seed: 9, funding: 150, spot: 150, startMillis: now - 86_400_000, endMillis: now - 60_000 }
+          }
+        ]
+      })
+      const database = FleetDatabase.layer(db).pipe(Layer.provide(FleetCipher.layer(Redacted.make(testKey))))
+      yield* Effect.gen(function* () {
+        const accounts = yield* FleetAccounts
+        yield* accounts.add("steady", {
+          apiKey: Redacted.make(keys.apiKey),
+          secret: Redacted.make(keys.secret),
+          passphrase: Redacted.make(keys.passphrase)
+        })
+        const opened = yield* accounts.open("steady")
+        const perKey = yield* BillsRateLimiter.make({ limit: 1000 })
+        const pass = AccountPass.run(opened.account, opened.credentials, perKey, {
+          pagesPerPass: 20,
+          config: { baseUrl: exchange.url },
+          kinds: ["funding", "spot"]
+        })
+        const first = yield* pass
+        expect(first.map((kind) => [kind.kind, kind.done, kind.error])).toEqual([
+          ["funding", true, undefined],
+          ["spot", true, undefined]
+        ])
+        const { result, sent } = yield* statementsOf(pass)
+        expect(result.map((kind) => [kind.kind, kind.done, kind.added, kind.error])).toEqual([
+          ["funding", true, 0, undefined],
+          ["spot", true, 0, undefined]
+        ])
+        // The account's row read once for the pass; per kind the lease taken with the state, and
+        // the walk's end recorded with the lease let go. No state read for the lag gauges (the
+        // syncs report their windows), no release of its own, no transaction.
+        expect(sent.filter((text) => /^SELECT account, fingerprint, label FROM ab_accounts /.test(text))).toHaveLength(
+          1
+        )
+        expect(
+          sent.filter((text) => /^UPDATE ab_sync SET lease_owner = \$1, .* RETURNING covered_from/.test(text))
+        ).toHaveLength(2)
+        expect(
+          sent.filter((text) =>
+            /^UPDATE ab_sync SET cursor = NULL, .* lease_owner = NULL, lease_until = NULL WHERE /.test(text)
+          )
+        ).toHaveLength(2)
+        expect(sent).toHaveLength(5)
+        // The gauges still say where the store stands.
+        const store = yield* BillsStore
+        for (const kind of ["funding", "spot"] as const) {
+          const state = yield* store.state("steady", kind)
+          const gauge = yield* Metric.value(
+            FleetMetrics.coveredTo.pipe(Metric.tagged("account", "steady"), Metric.tagged("kind", kind))
+          )
+          expect(gauge.value).toBe(state.covered?.to)
+          expect(state.covered?.to).toBeGreaterThan(now - 60_000)
+        }
+      }).pipe(Effect.provide(Layer.mergeAll(database, AddressBudget.layerNone, NodeHttpClient.layerUndici)))
+    }).pipe(Effect.scoped)
+  )
+})
