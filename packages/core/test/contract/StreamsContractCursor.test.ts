@@ -12,8 +12,11 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Stream from "effect/Stream"
 import * as TestClock from "effect/TestClock"
+import * as TestContext from "effect/TestContext"
+import * as fc from "fast-check"
 import { BillsApi, type ContractBill } from "../../src/index.js"
 import { BillGenerator, type ContractWireBill, FakeExchange, TestBillsApi } from "../../src/testing/index.js"
+import { propertyParameters } from "../support/walkProperty.js"
 import { wrappedStack } from "../support/wrappedStack.js"
 
 const day = 86_400_000
@@ -82,6 +85,58 @@ describe("streamContractBills and a millisecond fuller than a page", () => {
       }
     }
   }
+
+  it("v3: every bill once whatever the crowd (property: sizes, places, orders, bounds, concurrency)", async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.record({
+          seed: fc.integer({ min: 1, max: 1_000_000 }),
+          // Crowds around a page and a few pages; and two of them, one maybe at the window's edge.
+          sizes: fc.array(fc.integer({ min: 1, max: 320 }), { minLength: 1, maxLength: 2 }),
+          others: fc.integer({ min: 0, max: 150 }),
+          edge: fc.boolean(),
+          order: fc.constantFrom("newest-first" as const, "oldest-first" as const),
+          bounds: fc.constantFrom("inclusive" as const, "exclusive" as const),
+          concurrency: fc.constantFrom(1, 3, 9)
+        }),
+        async (c) => {
+          const total = c.others + c.sizes.reduce((a, b) => a + b, 0)
+          const generated = BillGenerator.generateContract({
+            count: total,
+            startMillis: t0,
+            endMillis: t0 + 10 * day,
+            seed: c.seed
+          })
+          // The first crowd at the window's first millisecond when `edge`, else inside it.
+          const crowds = c.sizes.map((_, k) => (k === 0 && c.edge ? t0 : t0 + (3 + 4 * k) * day + 777))
+          const firstCrowdEnd = c.others + (c.sizes[0] as number)
+          const history = generated.map((bill, i) =>
+            i < c.others ? bill : { ...bill, cTime: String(i < firstCrowdEnd ? crowds[0] : crowds[1]) }
+          )
+          const program = Effect.gen(function* () {
+            yield* TestClock.setTime(t0 + 11 * day)
+            const api = yield* BillsApi
+            const got = [
+              ...(yield* Stream.runCollect(api.streamContractBills({ from: t0, concurrency: c.concurrency })))
+            ]
+            const ids = got.map((bill) => bill.billId)
+            expect(new Set(ids).size).toBe(ids.length)
+            expect([...ids].sort()).toEqual(history.map((bill) => bill.billId).sort())
+          }).pipe(
+            Effect.provide(
+              TestBillsApi.layerStack({
+                apiVersion: "v3",
+                exchange: { bills: { contract: history }, order: c.order, bounds: c.bounds },
+                rateLimit: false
+              })
+            )
+          )
+          await Effect.runPromise(Effect.provide(program, TestContext.TestContext))
+        }
+      ),
+      propertyParameters(40, 38)
+    )
+  }, 240_000)
 
   it.effect("v2 (no cursor): fails with BillsIncomplete naming the millisecond, and sends no cursor", () =>
     Effect.gen(function* () {
