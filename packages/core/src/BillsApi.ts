@@ -12,7 +12,7 @@ import type * as Stream from "effect/Stream"
 import {
   type ContractBill,
   ContractBillsData,
-  type ContractBillsPage,
+  ContractBillsPage,
   type FundingBill,
   FundingBillsPage,
   type SpotBill,
@@ -20,7 +20,7 @@ import {
 } from "./Bill.js"
 import type { BillsConfig } from "./BillsConfig.js"
 import type { BillsRateLimiter } from "./BillsRateLimiter.js"
-import { BillsApiError, type BillsError } from "./Errors.js"
+import { BillsApiError, type BillsError, InvalidParams } from "./Errors.js"
 import { makeExchangeRequest } from "./internal/exchangeRequest.js"
 import * as FastDecode from "./internal/fastDecode.js"
 import { validate } from "./internal/validate.js"
@@ -124,11 +124,29 @@ export class BillsApi extends Context.Tag("@account-bills/core/BillsApi")<BillsA
         Effect.flatMap((bills) => insideWindow("spotBills", bills, valid.after, valid.before))
       )
 
+    // The cursor is v3's (v2 documents none): a v2 client neither sends one nor follows one.
     const fetchContract = (valid: ValidContractBillsParams) =>
-      request("contractBills", contractBody(valid, version)).pipe(
-        Effect.flatMap(decodeContract),
-        Effect.tap((page) => insideWindow("contractBills", page.items, valid.startTime, valid.endTime))
-      )
+      version === "v2" && valid.nextKeyId !== undefined
+        ? Effect.fail(
+            new InvalidParams({
+              operation: "contractBills",
+              field: "nextKeyId",
+              rule: "the cursor (nextKeyId, nextKeyTime) is the v3 interface's; this client speaks v2 (WEEX_API_VERSION)"
+            })
+          )
+        : request("contractBills", contractBody(valid, version)).pipe(
+            Effect.flatMap(decodeContract),
+            Effect.map((page) =>
+              version === "v2" && page.nextKey !== undefined
+                ? new ContractBillsPage(
+                    page.hasNextPage === undefined
+                      ? { items: page.items }
+                      : { items: page.items, hasNextPage: page.hasNextPage }
+                  )
+                : page
+            ),
+            Effect.tap((page) => insideWindow("contractBills", page.items, valid.startTime, valid.endTime))
+          )
 
     return BillsApi.fromOperations({ fetchFunding, fetchSpot, fetchContract, syncClock })
   })

@@ -124,14 +124,25 @@ const days = (millis: number) => millis / (24 * 60 * 60 * 1000)
 
 /**
  * The contract operation's window rules (ccxt's weex `fetchLedger`): both bounds or neither, the
- * start not after the end, and at most 100 days between them.
+ * start not after the end, and at most 100 days between them; and v3's cursor whole or not at all.
  */
-const contractWindow = (params: { readonly startTime?: number | undefined; readonly endTime?: number | undefined }) => {
+const contractWindow = (params: {
+  readonly startTime?: number | undefined
+  readonly endTime?: number | undefined
+  readonly nextKeyId?: string | undefined
+  readonly nextKeyTime?: number | undefined
+}) => {
   const { endTime, startTime } = params
   if ((startTime === undefined) !== (endTime === undefined)) {
     return {
       path: [startTime === undefined ? "startTime" : "endTime"],
       message: "the contract interface takes startTime and endTime together or neither"
+    }
+  }
+  if ((params.nextKeyId === undefined) !== (params.nextKeyTime === undefined)) {
+    return {
+      path: [params.nextKeyId === undefined ? "nextKeyId" : "nextKeyTime"],
+      message: "the v3 cursor takes nextKeyId and nextKeyTime together or neither"
     }
   }
   const order = startNotAfterEnd("startTime", "endTime", startTime, endTime)
@@ -149,7 +160,8 @@ const contractWindow = (params: { readonly startTime?: number | undefined; reado
  * Parameters of the contract operation (the futures account), with v3's names: `asset` and
  * `incomeType` go out as `coin` and `businessType` on v2. The bounds come together or not at all
  * and span at most 100 days; `limit` is 1 to 100. `incomeType` is sent as given: the documented
- * list has grown between versions of the docs (see `contractIncomeTypes`).
+ * list has grown between versions of the docs (see `contractIncomeTypes`). `nextKeyId` and
+ * `nextKeyTime` are v3's cursor, from an answer's `nextKey`; a v2 client refuses them.
  *
  * @since 0.2.0
  * @category schemas
@@ -160,7 +172,12 @@ export const ContractBillsParams = Schema.Struct({
   incomeType: Schema.optional(bizTypeOf(contractIncomeTypes)),
   startTime: Schema.optional(TimeBound),
   endTime: Schema.optional(TimeBound),
-  limit: Schema.optional(pageSizeRule)
+  limit: Schema.optional(pageSizeRule),
+  /** v3's cursor (since 0.2.0): the `nextKey` of the answer before, both fields or neither; v2 has none. */
+  nextKeyId: Schema.optional(
+    Schema.String.pipe(Schema.pattern(/^\d+$/, { message: () => "must be a bill id: digits only" }))
+  ),
+  nextKeyTime: Schema.optional(TimeBound)
 }).pipe(Schema.filter(contractWindow))
 
 /**

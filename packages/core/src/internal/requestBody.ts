@@ -37,7 +37,9 @@ export const spotBody = (params: ValidSpotBillsParams): string =>
 
 /**
  * The JSON body text of a contract request: v3's names (`asset`, `incomeType`), or v2's (`coin`,
- * `businessType`) on v2; time bounds as epoch-ms numbers, which the docs type as Long.
+ * `businessType`) on v2; time bounds as epoch-ms numbers, which the docs type as Long. v3's
+ * cursor goes as the answer gave it: the id as a digit string (an id above 2^53 has no exact JS
+ * number), its time as a number.
  */
 export const contractBody = (params: ValidContractBillsParams, version: ApiVersion): string =>
   jsonBody([
@@ -46,5 +48,7 @@ export const contractBody = (params: ValidContractBillsParams, version: ApiVersi
     [version === "v2" ? "businessType" : "incomeType", params.incomeType],
     ["startTime", params.startTime],
     ["endTime", params.endTime],
-    ["limit", params.limit]
+    ["limit", params.limit],
+    ["nextKeyId", params.nextKeyId],
+    ["nextKeyTime", params.nextKeyTime]
   ])

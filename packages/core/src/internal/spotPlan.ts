@@ -131,6 +131,8 @@ export interface SpotPlan {
       readonly next: SpotWalkState
       readonly bills: number
       readonly received: number
+      /** Requests the page took (default 1; more where a cursor read a crowded millisecond on). */
+      readonly requests?: number | undefined
     },
     timing: Timing
   ) => { readonly rest: SpotWalkState; readonly created: Segment | undefined; readonly schedule: boolean }
@@ -140,7 +142,7 @@ export interface SpotPlan {
    */
   readonly afterEnd: (
     segment: Segment,
-    page: { readonly first: boolean; readonly bills: number },
+    page: { readonly first: boolean; readonly bills: number; readonly requests?: number | undefined },
     timing: Timing | undefined
   ) => SpotWalkState | undefined
   /** A fetch or step of `segment` failed: it walks no more. */
@@ -390,7 +392,7 @@ export const makeSpotPlan = (
     afterPage: (segment, page, timing) => {
       const s = own(segment)
       recordFetch(timing)
-      requests++
+      requests += page.requests ?? 1
       s.state = page.next
       // A page short of the limit leaves something to read only when a width rule sliced it.
       const measured =
@@ -410,7 +412,7 @@ export const makeSpotPlan = (
       const s = own(segment)
       if (timing !== undefined) {
         recordFetch(timing)
-        requests++
+        requests += page.requests ?? 1
       }
       s.status = "done"
       // Sparser than measured (a gap in the history): the segments waiting beyond this one start

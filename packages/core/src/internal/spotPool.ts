@@ -46,14 +46,14 @@ export interface PooledPage<B extends TimedBill = TimedBill> {
 
 /**
  * One page of a segment's walk: the bills to emit, the state after it (`undefined` once the
- * segment is read), the records received, and whether a request was made (a segment the
- * exchange no longer serves ends without one).
+ * segment is read), the records received, and the requests made (none for a segment the
+ * exchange no longer serves; more than one where a cursor read a crowded millisecond on).
  */
 export interface WalkPage<B extends TimedBill = TimedBill> {
   readonly bills: ReadonlyArray<B>
   readonly next: SpotWalkState | undefined
   readonly received: number
-  readonly requested: boolean
+  readonly requests: number
 }
 
 type Item<B extends TimedBill> =
@@ -120,10 +120,10 @@ export const spotPool = <B extends TimedBill>(
               )
               return
             }
-            const { bills, next, received, requested } = result.value
+            const { bills, next, received, requests } = result.value
             if (next === undefined) {
               const rest = yield* Effect.sync(() =>
-                plan.afterEnd(segment, { first, bills: bills.length }, requested ? timing : undefined)
+                plan.afterEnd(segment, { first, bills: bills.length, requests }, requests > 0 ? timing : undefined)
               )
               // Its place may go to a segment that waits: under a width rule, the next part of a gap.
               yield* schedule
@@ -131,7 +131,7 @@ export const spotPool = <B extends TimedBill>(
               return
             }
             const after = yield* Effect.sync(() =>
-              plan.afterPage(segment, { before, next, bills: bills.length, received }, timing)
+              plan.afterPage(segment, { before, next, bills: bills.length, received, requests }, timing)
             )
             yield* open(after.created)
             if (after.schedule) yield* schedule

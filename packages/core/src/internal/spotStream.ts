@@ -22,6 +22,7 @@ import {
   ruleFields,
   servedFromOf
 } from "./historyRule.js"
+import { crowdedAt, type Listed, readCrowded } from "./crowdedMillisecond.js"
 import { spotPool, type WalkPage } from "./spotPool.js"
 import {
   spotClip,
@@ -97,8 +98,11 @@ export interface WindowWalkSpec<Q, C extends WindowCursor, B extends TimedBill> 
   readonly operation: "spotBills" | "contractBills"
   /** Where the walk starts: the query checked, its cursor or a fresh one. */
   readonly start: (query: Q) => Effect.Effect<C, InvalidParams>
-  /** One request of the walk `cursor` stands in (its filters), over the bounds of `request`. */
-  readonly fetch: (cursor: C, request: SpotRequest, limit: number) => Effect.Effect<ReadonlyArray<B>, BillsError>
+  /**
+   * One request of the walk `cursor` stands in (its filters), over the bounds of `request`; with
+   * the cursor to read on, where the operation has one (`crowdedMillisecond.ts`).
+   */
+  readonly fetch: (cursor: C, request: SpotRequest, limit: number) => Effect.Effect<Listed<B>, BillsError>
   /** The cursor `cursor` with `fields` changed, built without checking again. */
   readonly remake: (cursor: C, fields: Partial<WindowCursor>) => C
   /** The widest window the operation is known to accept before any refusal, if it has a limit. */
@@ -125,7 +129,7 @@ export const windowPages =
         for (let attempt = 1; ; attempt++) {
           const rule = yield* rules.get
           const clipped = spotClip(state, rule.servedFrom)
-          if (clipped === undefined) return { bills: [], next: undefined, received: 0, requested: false }
+          if (clipped === undefined) return { bills: [], next: undefined, received: 0, requests: 0 }
           const slice = spotSlice(clipped, rule.maxWidth)
           // Under a width limit every window has a start: the first millisecond of 1970 holds no bill.
           const asked = spotRequest(slice)
@@ -138,8 +142,19 @@ export const windowPages =
             if (!(yield* rules.refused(rule, error, window, probe))) return yield* Effect.fail(error)
             continue
           }
-          const step = yield* spotStep(slice, request, fetched.right, maxPageSize, operation)
-          return { ...spotJoin(clipped, slice, step), received: fetched.right.length, requested: true }
+          const { items, more } = fetched.right
+          const stepped = spotStep(slice, request, items, maxPageSize, operation)
+          // A millisecond fuller than a page: read on by the cursor, when the answer gave one.
+          const crowded =
+            Either.isLeft(stepped) && more !== undefined ? crowdedAt(slice, items, maxPageSize) : undefined
+          const { requests, step } =
+            crowded === undefined || more === undefined
+              ? { requests: 1, step: yield* stepped }
+              : yield* Effect.map(readCrowded(slice, crowded, items, more, maxPageSize, operation), (read) => ({
+                  requests: read.requests + 1,
+                  step: read.step
+                }))
+          return { ...spotJoin(clipped, slice, step), received: items.length, requests }
         }
       })
 
@@ -154,7 +169,7 @@ export const windowPages =
     const spotPage = (rules: RuleCell) =>
       Effect.fnUntraced(function* (cursor: C) {
         const page = yield* walkPage(rules, cursor, cursor)
-        const requests = cursor.requests + (page.requested ? 1 : 0)
+        const requests = cursor.requests + page.requests
         const next = cursorAfter(cursor, yield* rules.get, page, requests)
         const result: WindowPage<B, C> = {
           bills: page.bills,
@@ -234,13 +249,14 @@ export const spotPages = (fetch: FetchSpot): ((query?: SpotBillsQuery) => Stream
     /** One request for the walk `cursor` stands in, over the part of the window `request` asks for. */
     fetch: Effect.fn("BillsApi.streamSpot.page")(function* (cursor: SpotCursor, request: SpotRequest, limit: number) {
       yield* Effect.annotateCurrentSpan({ ...request })
-      return yield* fetch({
+      const items = yield* fetch({
         coinId: cursor.coinId,
         bizType: cursor.bizType,
         after: request.after,
         before: request.before,
         limit
       })
+      return { items }
     }),
     remake: (cursor, fields) => new SpotCursor({ ...cursor, ...fields }, true)
   })

@@ -6,13 +6,17 @@
 import type * as HttpClient from "@effect/platform/HttpClient"
 import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
-import { BillsApi, BillsConfig, BillsRateLimiter, Signer } from "../../src/index.js"
+import { type ApiVersion, BillsApi, BillsConfig, BillsRateLimiter, Signer } from "../../src/index.js"
 import { FakeExchange, type FakeExchangeOptions } from "../../src/testing/index.js"
 
-/** `BillsApi` and the fake (built from `exchange`) behind `client`, which reaches the fake. */
+/**
+ * `BillsApi` and the fake (built from `exchange`) behind `client`, which reaches the fake; the
+ * client speaks `apiVersion` (default v2), which the fake must serve too.
+ */
 export const wrappedStack = (
   client: Layer.Layer<HttpClient.HttpClient, never, FakeExchange>,
-  exchange: FakeExchangeOptions
+  exchange: FakeExchangeOptions,
+  apiVersion: ApiVersion = "v2"
 ): Layer.Layer<BillsApi | HttpClient.HttpClient | FakeExchange> =>
   BillsApi.layer.pipe(
     Layer.provideMerge(client),
@@ -25,5 +29,5 @@ export const wrappedStack = (
       })
     ),
     Layer.provide(BillsRateLimiter.layerUnlimited),
-    Layer.provide(Layer.orDie(BillsConfig.layer({ baseUrl: "https://fake-exchange.test" })))
+    Layer.provide(Layer.orDie(BillsConfig.layer({ baseUrl: "https://fake-exchange.test", apiVersion })))
   )
