@@ -37,7 +37,8 @@ export const seededFleet = (options: SeededFleetOptions) =>
         credentials: options.credentialsOf(i)
       }))
     })
-    const database = FleetDatabase.layer(db).pipe(Layer.provide(FleetCipher.layer(Redacted.make(testKey))))
+    // With the cipher: a test that writes rows as an older version did seals with it.
+    const database = FleetDatabase.layer(db).pipe(Layer.provideMerge(FleetCipher.layer(Redacted.make(testKey))))
     /** Adds the accounts to the fleet (done at once unless `added` is `false`). */
     const add: Effect.Effect<void> = addAccounts(options.accounts, options.labelOf, options.credentialsOf).pipe(
       Effect.provide(database),
