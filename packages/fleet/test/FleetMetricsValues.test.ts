@@ -217,7 +217,17 @@ describe("refreshLag", () => {
         metric.pipe(Metric.tagged("account", account), Metric.tagged("kind", kind))
       yield* Metric.set(tagged(FleetMetrics.coveredTo, "lag-a", "funding"), 9_000_000)
       yield* Metric.set(tagged(FleetMetrics.coveredTo, "lag-b", "spot"), 4_000_000)
+      // Series without an account or a kind name nothing to set a lag of.
+      yield* Metric.set(Metric.tagged(FleetMetrics.coveredTo, "account", "lag-c"), 2_000_000)
+      yield* Metric.set(Metric.tagged(FleetMetrics.coveredTo, "kind", "funding"), 3_000_000)
       yield* FleetObservability.refreshLag
+      const lags = (yield* Metric.snapshot)
+        .filter((pair) => pair.metricKey.name === "account_bills_fleet_lag_millis")
+        .map((pair) => Object.fromEntries(pair.metricKey.tags.map((tag) => [tag.key, tag.value])))
+      expect(lags.sort((a, b) => String(a.account).localeCompare(String(b.account)))).toEqual([
+        { account: "lag-a", kind: "funding" },
+        { account: "lag-b", kind: "spot" }
+      ])
       expect(yield* Metric.value(tagged(FleetMetrics.lag, "lag-a", "funding"))).toEqual(
         expect.objectContaining({ value: 1_000_000 })
       )
