@@ -18,7 +18,7 @@ const tests = {
   ],
   AccountPass: ["FleetRequestsKept", "AccountPass"],
   FleetStatus: ["FleetStatusValues"],
-  FleetObservability: ["FleetReadiness"]
+  FleetObservability: ["FleetReadiness", "FleetMetricsValues"]
 } satisfies Record<string, ReadonlyArray<string>>
 
 const chosen = Object.entries(tests).filter(([file]) => [undefined, file].includes(process.env.FLEET_FILE))

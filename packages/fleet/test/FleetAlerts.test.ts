@@ -10,13 +10,12 @@
 import * as fs from "node:fs"
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import * as Redacted from "effect/Redacted"
 import { FleetAccounts, FleetStatus } from "../src/index.js"
 import { freePorts } from "./support/ports.js"
 import { prometheusBin, scopedPrometheus } from "./support/prometheus.js"
-import { scopedBills } from "./support/runnerProcess.js"
+import { scopedRunner } from "./support/runnerProcess.js"
 import { seededFleet } from "./support/seededFleet.js"
-import { postgresUrl, redisUrl, testKey } from "./support/services.js"
+import { postgresUrl, redactedOf, redisUrl } from "./support/services.js"
 import { until } from "./support/until.js"
 
 const accounts = 3
@@ -41,25 +40,16 @@ describe.skipIf(postgresUrl === undefined || redisUrl === undefined || !fs.exist
               generate: { seed: 500 + i, funding: 20, spot: 20, startMillis: now - day, endMillis: now - 60_000 }
             })
           })
-          const env = { BILLS_FLEET_KEY: testKey, WEEX_BASE_URL: exchange.url }
           const ports = yield* freePorts(4)
           const targets = [ports[0], ports[1]].map((port) => `127.0.0.1:${port}`)
           const start = (i: number) =>
-            scopedBills(
-              `a${i}`,
-              [
-                "run",
-                "--db",
-                db,
-                "--port",
-                String(ports[2 + i]),
-                "--metrics-port",
-                String(ports[i]),
-                "--interval",
-                "1m"
-              ],
-              env
-            )
+            scopedRunner(`a${i}`, {
+              db,
+              exchangeUrl: exchange.url,
+              port: ports[2 + i],
+              metricsPort: ports[i],
+              interval: "1m"
+            })
           const prometheus = yield* scopedPrometheus(targets)
           const sum = async (promql: string) => (await prometheus.query(promql))[0]?.value
           const first = yield* start(0)
@@ -73,11 +63,7 @@ describe.skipIf(postgresUrl === undefined || redisUrl === undefined || !fs.exist
           )
           // Never synced: the exchange refuses its secret.
           yield* Effect.flatMap(FleetAccounts, (fleet) =>
-            fleet.add("never", {
-              apiKey: Redacted.make(credentialsOf(0).apiKey),
-              secret: Redacted.make("wrong"),
-              passphrase: Redacted.make(credentialsOf(0).passphrase)
-            })
+            fleet.add("never", redactedOf(credentialsOf(0), "wrong"))
           ).pipe(Effect.provide(database))
           const second = yield* start(1)
           const log = () => [first, second].map((runner) => runner.stderr().slice(-1_500)).join("\n")

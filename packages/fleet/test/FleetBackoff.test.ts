@@ -9,18 +9,14 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
 import { FleetAccounts, FleetCipher, FleetDatabase } from "../src/index.js"
-import * as FleetExchange from "./support/FleetExchange.js"
 import { freePorts } from "./support/ports.js"
-import { type RunnerProcess, scopedBills } from "./support/runnerProcess.js"
-import { freshDatabase, postgresUrl, redisUrl, testKey } from "./support/services.js"
+import { type RunnerProcess, scopedRunner } from "./support/runnerProcess.js"
+import { seededFleet } from "./support/seededFleet.js"
+import { freshDatabase, postgresUrl, redactedOf, redisUrl, testKey } from "./support/services.js"
 import { until } from "./support/until.js"
 
 const credentials = { apiKey: "backoff-key", secret: "secret", passphrase: "pass" }
-const refusedCredentials = {
-  apiKey: Redacted.make(credentials.apiKey),
-  secret: Redacted.make("not-the-secret"),
-  passphrase: Redacted.make(credentials.passphrase)
-}
+const refusedCredentials = redactedOf(credentials, "not-the-secret")
 
 /** The waits of the account's passes: from each pass's end to the next one's begin. */
 const waitsOf = (runners: ReadonlyArray<RunnerProcess>, label: string): ReadonlyArray<number> => {
@@ -69,24 +65,22 @@ describe.skipIf(postgresUrl === undefined || redisUrl === undefined)("the backof
     "a runner that takes the account over goes on doubling where the last one stopped",
     () =>
       Effect.gen(function* () {
-        const db = yield* freshDatabase(postgresUrl ?? "")
-        const now = Date.now()
-        const exchange = yield* FleetExchange.serve({
+        const { db, exchange, database } = yield* seededFleet({
+          accounts: 1,
+          labelOf: () => "refused",
+          credentialsOf: () => credentials,
           perAddress: false,
-          accounts: [
-            {
-              credentials,
-              generate: { seed: 5, funding: 10, spot: 10, startMillis: now - 86_400_000, endMillis: now - 60_000 }
-            }
-          ]
+          added: false,
+          exchangeOf: (_, now) => ({
+            generate: { seed: 5, funding: 10, spot: 10, startMillis: now - 86_400_000, endMillis: now - 60_000 }
+          })
         })
         yield* Effect.flatMap(FleetAccounts, (accounts) => accounts.add("refused", refusedCredentials)).pipe(
-          Effect.provide(FleetDatabase.layer(db).pipe(Layer.provide(FleetCipher.layer(Redacted.make(testKey)))))
+          Effect.provide(database)
         )
-        const env = { BILLS_FLEET_KEY: testKey, WEEX_BASE_URL: exchange.url }
         const ports = yield* freePorts(2)
         const run = (name: string, port: number | undefined) =>
-          scopedBills(name, ["run", "--db", db, "--port", String(port), "--interval", "1s"], env)
+          scopedRunner(name, { db, exchangeUrl: exchange.url, port, interval: "1s" })
         const first = yield* run("first", ports[0])
         // Three refused passes (waits of 1 s and 2 s between them), then the runner stops.
         const ends = () => first.events.filter((event) => event.event === "ends").length

@@ -20,18 +20,14 @@ import {
   FleetStatus,
   labelRule
 } from "../src/index.js"
-import * as FleetExchange from "./support/FleetExchange.js"
 import { freePorts } from "./support/ports.js"
 import { bills, scopedBills } from "./support/runnerProcess.js"
-import { freshDatabase, postgresUrl, redisUrl, testKey } from "./support/services.js"
+import { seededFleet } from "./support/seededFleet.js"
+import { freshDatabase, postgresUrl, redactedOf, redisUrl, testKey } from "./support/services.js"
 
 const day = 86_400_000
 const credentialsOf = (i: number) => ({ apiKey: `iso-key-${i}`, secret: `secret-${i}`, passphrase: `pass-${i}` })
-const redacted = (i: number, secret = credentialsOf(i).secret) => ({
-  apiKey: Redacted.make(credentialsOf(i).apiKey),
-  secret: Redacted.make(secret),
-  passphrase: Redacted.make(credentialsOf(i).passphrase)
-})
+const redacted = (i: number, secret?: string) => redactedOf(credentialsOf(i), secret)
 const longLabel = `a${"x".repeat(499)}`
 
 describe("refusedBackoff", () => {
@@ -74,17 +70,17 @@ describe.skipIf(postgresUrl === undefined || redisUrl === undefined)("one accoun
     "a 500-character label, credentials that do not decrypt and a refused secret among good accounts",
     () =>
       Effect.gen(function* () {
-        const db = yield* freshDatabase(postgresUrl ?? "")
-        const now = Date.now()
-        const exchange = yield* FleetExchange.serve({
+        // The accounts' rows are written below, some as an older version wrote them.
+        const { db, now, exchange, database } = yield* seededFleet({
+          accounts: 5,
+          labelOf: (i) => `iso-${i}`,
+          credentialsOf,
           perAddress: false,
-          accounts: Array.from({ length: 5 }, (_, i) => ({
-            credentials: credentialsOf(i),
+          added: false,
+          exchangeOf: (i, now) => ({
             generate: { seed: 70 + i, funding: 120, spot: 160, startMillis: now - 3 * day, endMillis: now - 60_000 }
-          }))
+          })
         })
-        const cipher = FleetCipher.layer(Redacted.make(testKey))
-        const database = FleetDatabase.layer(db).pipe(Layer.provideMerge(cipher))
         const good = ["good-1", "good-2", longLabel]
         yield* Effect.gen(function* () {
           const accounts = yield* FleetAccounts

@@ -13,8 +13,8 @@ import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import { seededFleet } from "./support/seededFleet.js"
 import { freePorts } from "./support/ports.js"
-import { type RunnerProcess, scopedBills } from "./support/runnerProcess.js"
-import { postgresUrl, redisUrl, testKey } from "./support/services.js"
+import { type RunnerProcess, scopedRunner } from "./support/runnerProcess.js"
+import { postgresUrl, redisUrl } from "./support/services.js"
 import { scopedProxy, through } from "./support/tcpProxy.js"
 
 const accounts = 4
@@ -42,25 +42,14 @@ describe.skipIf(postgresUrl === undefined || redisUrl === undefined)("a fleet th
         const ports = yield* freePorts(4)
         const [clusterPorts, metricsPorts] = [ports.slice(0, 2), ports.slice(2)]
         const runners: ReadonlyArray<RunnerProcess> = yield* Effect.forEach([0, 1], (i) =>
-          scopedBills(
-            `o${i}`,
-            [
-              "run",
-              "--db",
-              through(db, pg.port),
-              "--redis",
-              through(redisUrl ?? "", redis.port),
-              "--ip-rps",
-              String(ipRps),
-              "--interval",
-              "2s",
-              "--port",
-              String(clusterPorts[i]),
-              "--metrics-port",
-              String(metricsPorts[i])
-            ],
-            { BILLS_FLEET_KEY: testKey, WEEX_BASE_URL: exchange.url }
-          )
+          scopedRunner(`o${i}`, {
+            db: through(db, pg.port),
+            exchangeUrl: exchange.url,
+            port: clusterPorts[i],
+            metricsPort: metricsPorts[i],
+            redis: { url: through(redisUrl ?? "", redis.port), ipRps },
+            interval: "2s"
+          })
         )
         const wait = (what: string, millis: number, predicate: Effect.Effect<boolean>) =>
           Effect.gen(function* () {

@@ -5,39 +5,15 @@
  * gives the shard to.
  */
 import { describe, expect, it } from "@effect/vitest"
-import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
 import * as LogLevel from "effect/LogLevel"
-import * as Redacted from "effect/Redacted"
-import { AddressBudget, FleetCipher, FleetRunner } from "../src/index.js"
+import { inProcessRunner, oneReady, readyz } from "./support/inProcessRunner.js"
 import { freePorts } from "./support/ports.js"
 import { seededFleet } from "./support/seededFleet.js"
-import { postgresUrl, testKey } from "./support/services.js"
+import { postgresUrl } from "./support/services.js"
 import { until } from "./support/until.js"
-
-/** One shard, and assignments refreshed often: the shard settles on one runner within a second or two. */
-const oneShard = {
-  shardsPerGroup: 1,
-  entityMessagePollInterval: Duration.millis(100),
-  refreshAssignmentsInterval: Duration.millis(100),
-  runnerHealthCheckInterval: Duration.seconds(1),
-  shardLockRefreshInterval: Duration.seconds(1),
-  shardLockExpiration: Duration.seconds(5),
-  entityTerminationTimeout: Duration.millis(500)
-}
-
-interface Probe {
-  readonly status: number
-  readonly body: string
-}
-
-const readyz = (port: number): Promise<Probe> =>
-  fetch(`http://127.0.0.1:${port}/readyz`).then(async (response) => ({
-    status: response.status,
-    body: await response.text()
-  }))
 
 describe.skipIf(postgresUrl === undefined)("/readyz", () => {
   it.live(
@@ -55,30 +31,12 @@ describe.skipIf(postgresUrl === undefined)("/readyz", () => {
         })
         const [portA = 0, portB = 0, metricsA = 0, metricsB = 0] = yield* freePorts(4)
         const runner = (port: number, metrics: number) =>
-          FleetRunner.layer({
-            db,
-            port,
-            interval: Duration.seconds(30),
-            sharding: oneShard,
-            metrics: { port: metrics },
-            config: { baseUrl: exchange.url }
-          }).pipe(
-            Layer.provide(AddressBudget.layerNone),
-            Layer.provide(FleetCipher.layer(Redacted.make(testKey))),
-            Layer.orDie
-          )
+          inProcessRunner({ db, exchangeUrl: exchange.url, port, metrics })
         yield* Layer.build(runner(portA, metricsA))
         yield* until("runner A ready", 60_000, () => readyz(metricsA).then((probe) => probe.status === 200))
         yield* Layer.build(runner(portB, metricsB))
         // Settled: both answer, one ready and the other not, three probes in a row.
-        let settled = 0
-        let last: ReadonlyArray<Probe> = []
-        yield* until("one runner ready and the other not, three probes in a row", 60_000, async () => {
-          last = await Promise.all([readyz(metricsA), readyz(metricsB)])
-          const statuses = last.map((probe) => probe.status).sort()
-          settled = statuses[0] === 200 && statuses[1] === 503 ? settled + 1 : 0
-          return settled >= 3
-        }).pipe(Effect.tapDefect(() => Effect.sync(() => console.error(JSON.stringify(last)))))
+        const last = yield* oneReady([metricsA, metricsB])
         const idle = last.find((probe) => probe.status === 503)
         expect(idle?.body).toBe("not ready: shards: this runner holds no shard yet\n")
         expect(last.find((probe) => probe.status === 200)?.body).toBe("ready\n")

@@ -12,8 +12,8 @@ import * as Effect from "effect/Effect"
 import { FleetStatus } from "../src/index.js"
 import { seededFleet } from "./support/seededFleet.js"
 import { freePorts } from "./support/ports.js"
-import { scopedBills } from "./support/runnerProcess.js"
-import { postgresUrl, redisUrl, testKey } from "./support/services.js"
+import { scopedRunner } from "./support/runnerProcess.js"
+import { postgresUrl, redisUrl } from "./support/services.js"
 
 const accounts = 3
 const day = 86_400_000
@@ -36,10 +36,12 @@ describe.skipIf(postgresUrl === undefined || redisUrl === undefined)("a runner's
           })
         })
         const [port = 0] = yield* freePorts(1)
-        yield* scopedBills("v3", ["run", "--db", db, "--port", String(port), "--interval", "30s"], {
-          BILLS_FLEET_KEY: testKey,
-          WEEX_BASE_URL: exchange.url,
-          WEEX_API_VERSION: "v3"
+        yield* scopedRunner("v3", {
+          db,
+          exchangeUrl: exchange.url,
+          port,
+          interval: "30s",
+          env: { WEEX_API_VERSION: "v3" }
         })
         const errors = FleetStatus.all.pipe(
           Effect.map((rows) => rows.flatMap((row) => [row.funding.error, row.spot.error]).filter((e) => e !== null)),

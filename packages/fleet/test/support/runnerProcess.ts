@@ -10,6 +10,7 @@ import { fileURLToPath } from "node:url"
 import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
 import { billsCommand } from "../../../node/test/support/billsBin.js"
+import { testKey } from "./services.js"
 
 const here = path.dirname(fileURLToPath(import.meta.url))
 export const root = path.resolve(here, "../../../..")
@@ -138,6 +139,44 @@ export const scopedBills = (
         if (runner.proc.exitCode === null && runner.proc.signalCode === null) runner.proc.kill("SIGKILL")
         return runner.exited
       })
+  )
+
+/** What a test's `bills fleet run` is given: its database and exchange, its ports, its budget and interval. */
+export interface RunArguments {
+  readonly db: string
+  readonly exchangeUrl: string
+  /** The cluster's port (`--port`). */
+  readonly port: number | undefined
+  /** `--metrics-port`: `/metrics`, `/healthz`, `/readyz` served there. */
+  readonly metricsPort?: number | undefined
+  /** `--redis` and `--ip-rps`: the address budget in Redis. */
+  readonly redis?: { readonly url: string; readonly ipRps: number } | undefined
+  readonly interval: string
+  /** More environment besides the test key and the exchange's URL. */
+  readonly env?: Readonly<Record<string, string>> | undefined
+}
+
+/** `bills fleet run` with the test key against the loopback exchange, for the lifetime of the scope. */
+export const scopedRunner = (
+  name: string,
+  run: RunArguments,
+  options: RunnerOptions = {}
+): Effect.Effect<RunnerProcess, never, Scope.Scope> =>
+  scopedBills(
+    name,
+    [
+      "run",
+      "--db",
+      run.db,
+      "--port",
+      String(run.port),
+      ...(run.metricsPort === undefined ? [] : ["--metrics-port", String(run.metricsPort)]),
+      ...(run.redis === undefined ? [] : ["--redis", run.redis.url, "--ip-rps", String(run.redis.ipRps)]),
+      "--interval",
+      run.interval
+    ],
+    { BILLS_FLEET_KEY: testKey, WEEX_BASE_URL: run.exchangeUrl, ...run.env },
+    options
   )
 
 /** Runs `bills fleet args…` to its end: its exit code and everything it wrote. */

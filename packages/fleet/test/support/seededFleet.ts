@@ -21,6 +21,8 @@ export interface SeededFleetOptions {
   readonly perAddress: FleetExchange.FleetExchangeOptions["perAddress"]
   /** Account `i`'s exchange besides its credentials (its history, its version), given the time the fleet was made. */
   readonly exchangeOf: (i: number, now: number) => Omit<FakeExchangeOptions, "credentials">
+  /** `false`: the accounts are added later, by the answer's `add` (a runner started before them). */
+  readonly added?: boolean
 }
 
 /** The accounts added to a fresh database, and the exchange that holds their histories. */
@@ -35,11 +37,14 @@ export const seededFleet = (options: SeededFleetOptions) =>
         credentials: options.credentialsOf(i)
       }))
     })
-    const database = FleetDatabase.layer(db).pipe(Layer.provide(FleetCipher.layer(Redacted.make(testKey))))
-    yield* addAccounts(options.accounts, options.labelOf, options.credentialsOf).pipe(
+    // With the cipher: a test that writes rows as an older version did seals with it.
+    const database = FleetDatabase.layer(db).pipe(Layer.provideMerge(FleetCipher.layer(Redacted.make(testKey))))
+    /** Adds the accounts to the fleet (done at once unless `added` is `false`). */
+    const add: Effect.Effect<void> = addAccounts(options.accounts, options.labelOf, options.credentialsOf).pipe(
       Effect.provide(database),
       Effect.orDie
     )
+    if (options.added !== false) yield* add
     /**
      * Every account's store holds as many bills of each kind as its exchange (and, with
      * `covered`, knows up to when it holds them all).
@@ -75,7 +80,7 @@ export const seededFleet = (options: SeededFleetOptions) =>
         )
       }
     }).pipe(Effect.provide(database), Effect.orDie)
-    return { db, now, exchange, database, current, exact }
+    return { db, now, exchange, database, add, current, exact }
   })
 
 /** The fleet `seededFleet` makes, for the lifetime of the scope. */

@@ -48,6 +48,13 @@ export interface TestCredentials {
   readonly passphrase: string
 }
 
+/** Credentials as `FleetAccounts.add` takes them; `secret`, when given, in place of theirs (one the exchange refuses). */
+export const redactedOf = (credentials: TestCredentials, secret: string = credentials.secret) => ({
+  apiKey: Redacted.make(credentials.apiKey),
+  secret: Redacted.make(secret),
+  passphrase: Redacted.make(credentials.passphrase)
+})
+
 /** Adds accounts `0 … count - 1` to the fleet, `labelOf(i)` with `credentialsOf(i)`. */
 export const addAccounts = (
   count: number,
@@ -56,13 +63,6 @@ export const addAccounts = (
 ): Effect.Effect<void, FleetKeyInvalid | FleetKeyMismatch | FleetUnavailable | FleetLabelInvalid, FleetAccounts> =>
   Effect.forEach(
     Array.from({ length: count }, (_, i) => i),
-    (i) =>
-      Effect.flatMap(FleetAccounts, (fleet) =>
-        fleet.add(labelOf(i), {
-          apiKey: Redacted.make(credentialsOf(i).apiKey),
-          secret: Redacted.make(credentialsOf(i).secret),
-          passphrase: Redacted.make(credentialsOf(i).passphrase)
-        })
-      ),
+    (i) => Effect.flatMap(FleetAccounts, (fleet) => fleet.add(labelOf(i), redactedOf(credentialsOf(i)))),
     { discard: true }
   )
