@@ -11,37 +11,28 @@ import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Metric from "effect/Metric"
-import * as Redacted from "effect/Redacted"
 import { statementsOf } from "../../store/test/support/statements.js"
-import { AccountPass, AddressBudget, FleetAccounts, FleetCipher, FleetDatabase, FleetMetrics } from "../src/index.js"
-import * as FleetExchange from "./support/FleetExchange.js"
-import { freshDatabase, postgresUrl, testKey } from "./support/services.js"
+import { AccountPass, AddressBudget, FleetAccounts, FleetMetrics } from "../src/index.js"
+import { seededFleet } from "./support/seededFleet.js"
+import { postgresUrl } from "./support/services.js"
 
 const keys = { apiKey: "k-steady", secret: "s-steady", passphrase: "p-steady" }
 
 describe.skipIf(postgresUrl === undefined)("a fleet pass that finds nothing, on PostgreSQL", () => {
   it.live("registers once, takes each kind's lease with its state, and lets it go with the walk's end", () =>
     Effect.gen(function* () {
-      const db = yield* freshDatabase(postgresUrl ?? "")
-      const now = Date.now()
-      const exchange = yield* FleetExchange.serve({
+      const { database, exchange, now } = yield* seededFleet({
+        accounts: 1,
+        labelOf: () => "steady",
+        credentialsOf: () => keys,
         perAddress: false,
-        accounts: [
-          {
-            credentials: keys,
-            rateLimit: false,
-            generate: { seed: 9, funding: 150, spot: 150, startMillis: now - 86_400_000, endMillis: now - 60_000 }
-          }
-        ]
+        exchangeOf: (_, now) => ({
+          rateLimit: false,
+          generate: { seed: 9, funding: 150, spot: 150, startMillis: now - 86_400_000, endMillis: now - 60_000 }
+        })
       })
-      const database = FleetDatabase.layer(db).pipe(Layer.provide(FleetCipher.layer(Redacted.make(testKey))))
       yield* Effect.gen(function* () {
         const accounts = yield* FleetAccounts
-        yield* accounts.add("steady", {
-          apiKey: Redacted.make(keys.apiKey),
-          secret: Redacted.make(keys.secret),
-          passphrase: Redacted.make(keys.passphrase)
-        })
         const opened = yield* accounts.open("steady")
         const perKey = yield* BillsRateLimiter.make({ limit: 1000 })
         const pass = AccountPass.run(opened.account, opened.credentials, perKey, {
