@@ -406,6 +406,14 @@ const startup = async () => {
   row(section, `node -e 0, ms (median of ${figures.runs})`, fmt(figures.nodeMillis))
   row(section, `bills --help, bundled bin, ms (median of ${figures.runs})`, fmt(figures.binMillis))
   row(section, "ratio bills --help / node -e 0", fmt(figures.ratio, 1), "<= 3", figures.ratio <= 3)
+  if (figures.nodeCpuMillis !== undefined && figures.binCpuMillis !== undefined && figures.cpuRatio !== undefined) {
+    row(
+      section,
+      `CPU ms per run, node -e 0 / bills --help (mean of ${figures.runs})`,
+      `${fmt(figures.nodeCpuMillis)} / ${fmt(figures.binCpuMillis)}`
+    )
+    row(section, "ratio bills --help / node -e 0 in CPU time", fmt(figures.cpuRatio, 1), "<= 3", figures.cpuRatio <= 3)
+  }
   row(
     section,
     `bills export --help (runs the program), ms (median of ${figures.runs})`,

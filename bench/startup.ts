@@ -5,7 +5,7 @@
  * figure before bundling.
  */
 import { spawn } from "node:child_process"
-import { existsSync } from "node:fs"
+import { existsSync, readFileSync } from "node:fs"
 import { fileURLToPath } from "node:url"
 
 const bin = fileURLToPath(new URL("../packages/node/dist/bin/bills.js", import.meta.url))
@@ -27,6 +27,29 @@ const timeProcess = (args: ReadonlyArray<string>): Promise<number> =>
     })
   })
 
+/**
+ * CPU milliseconds (user + system) of this process's children that have been waited for: fields
+ * 16 and 17 of /proc/self/stat, in clock ticks (100 a second on Linux). A tick is 10 ms, so the
+ * figure is only read as a sum over many runs. Undefined where /proc is missing.
+ */
+const childrenCpuMillis = (): number | undefined => {
+  if (!existsSync("/proc/self/stat")) return undefined
+  const stat = readFileSync("/proc/self/stat", "utf8")
+  // The command name (field 2) may hold spaces; the fields after its closing parenthesis do not.
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
+  return (Number(fields[13]) + Number(fields[14])) * 10
+}
+
+/** Runs `node ...args` and adds the CPU milliseconds it spent to `into` (a sum over runs). */
+const cpuOf = async (args: ReadonlyArray<string>, into: { total: number | undefined }): Promise<number> => {
+  const before = childrenCpuMillis()
+  const millis = await timeProcess(args)
+  const after = childrenCpuMillis()
+  into.total =
+    before === undefined || after === undefined || into.total === undefined ? undefined : into.total + after - before
+  return millis
+}
+
 const median = (values: ReadonlyArray<number>): number => {
   const sorted = [...values].sort((a, b) => a - b)
   const middle = sorted.length >> 1
@@ -44,6 +67,11 @@ export interface StartupFigures {
   readonly binMillis: number
   /** `bills --help` from the bundled bin over `node -e 0`. */
   readonly ratio: number
+  /** CPU milliseconds per run of `node -e 0` and of `bills --help`, summed over the runs (undefined without /proc). */
+  readonly nodeCpuMillis: number | undefined
+  readonly binCpuMillis: number | undefined
+  /** `bills --help` over `node -e 0` in CPU time, which the load of a shared machine moves less than wall time. */
+  readonly cpuRatio: number | undefined
   /** `bills export --help`, which runs the program (only `--help` alone is answered from the build's text). */
   readonly exportHelpMillis: number
   readonly sourceRuns: number
@@ -63,9 +91,11 @@ export const measureStartup = async (runs: number, sourceRuns: number): Promise<
   const node: Array<number> = []
   const bills: Array<number> = []
   const exportHelp: Array<number> = []
+  const nodeCpu = { total: 0 as number | undefined }
+  const binCpu = { total: 0 as number | undefined }
   for (let i = 0; i < runs; i++) {
-    node.push(await timeProcess(["-e", "0"]))
-    bills.push(await timeProcess([bin, "--help"]))
+    node.push(await cpuOf(["-e", "0"], nodeCpu))
+    bills.push(await cpuOf([bin, "--help"], binCpu))
     exportHelp.push(await timeProcess([bin, "export", "--help"]))
   }
   const sources: Array<number> = []
@@ -79,6 +109,12 @@ export const measureStartup = async (runs: number, sourceRuns: number): Promise<
     nodeMillis,
     binMillis,
     ratio: binMillis / nodeMillis,
+    nodeCpuMillis: nodeCpu.total === undefined ? undefined : nodeCpu.total / runs,
+    binCpuMillis: binCpu.total === undefined ? undefined : binCpu.total / runs,
+    cpuRatio:
+      nodeCpu.total === undefined || binCpu.total === undefined || nodeCpu.total === 0
+        ? undefined
+        : binCpu.total / nodeCpu.total,
     exportHelpMillis: median(exportHelp),
     sourceRuns,
     sourceMillis: median(sources)
