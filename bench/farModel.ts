@@ -13,10 +13,9 @@ import * as Fiber from "effect/Fiber"
 import * as Stream from "effect/Stream"
 import * as TestClock from "effect/TestClock"
 import * as TestContext from "effect/TestContext"
-import { walkCeiling } from "./farExchange.js"
+import { farHistory, walkCeiling } from "./farExchange.js"
 
 const windowMillis = 1000
-const day = 86_400_000
 /** The end of the generated history: a fixed time, so that every run reads the same bills. */
 const end = Date.UTC(2026, 0, 1)
 
@@ -91,19 +90,7 @@ const exportOnce = (options: {
       TestBillsApi.layerStack({
         apiVersion: options.apiVersion,
         rateLimit: {},
-        exchange: {
-          order: "newest-first",
-          bounds: "inclusive",
-          latency: { millis: options.roundTripMillis },
-          generate: {
-            seed: 17,
-            funding: options.account === "funding" ? options.count : 0,
-            spot: options.account === "spot" ? options.count : 0,
-            contract: options.account === "contract" ? options.count : 0,
-            startMillis: end - 90 * day,
-            endMillis: end
-          }
-        }
+        exchange: farHistory(options.account, options.count, end, options.roundTripMillis)
       })
     ),
     Effect.provide(TestContext.TestContext)
