@@ -77,6 +77,24 @@ export const walkCeiling = (requests: number, roundTripMillis: number, marginMil
   return (requests * 1000) / (span + windowMillis)
 }
 
+/**
+ * The exchange of the far rows (here and in `farModel.ts`): `count` bills of `account` over the 90
+ * days before `end`, newest first, bounds inclusive, `roundTripMillis` away.
+ */
+export const farHistory = (account: BillKind, count: number, end: number, roundTripMillis: number) => ({
+  order: "newest-first" as const,
+  bounds: "inclusive" as const,
+  latency: { millis: roundTripMillis },
+  generate: {
+    seed: 17,
+    funding: account === "funding" ? count : 0,
+    spot: account === "spot" ? count : 0,
+    contract: account === "contract" ? count : 0,
+    startMillis: end - 90 * 24 * 3600 * 1000,
+    endMillis: end
+  }
+})
+
 const client = (baseUrl: string, variant: "before" | "after", apiVersion: "v2" | "v3") =>
   BillsApi.layer.pipe(
     Layer.provide(NodeHttpClient.layerUndici),
@@ -102,19 +120,9 @@ const exportOnce = (options: {
     const end = Date.now() - 1000
     const server = yield* FakeExchangeServer.make({
       apiVersion: options.apiVersion,
-      order: "newest-first",
-      bounds: "inclusive",
+      ...farHistory(options.account, options.count, end, options.roundTripMillis),
       rateLimit: { limit: 10, windowMillis },
-      credentials,
-      latency: { millis: options.roundTripMillis },
-      generate: {
-        seed: 17,
-        funding: options.account === "funding" ? options.count : 0,
-        spot: options.account === "spot" ? options.count : 0,
-        contract: options.account === "contract" ? options.count : 0,
-        startMillis: end - 90 * 24 * 3600 * 1000,
-        endMillis: end
-      }
+      credentials
     })
     const concurrency = options.variant === "before" && options.apiVersion === "v2" ? 1 : undefined
     const ids = new Set<string>()
