@@ -14,7 +14,9 @@ const tests = {
     "AddressBudgetMemory",
     "AddressBudgetQueue",
     "AddressBudgetRestart",
-    "AddressBudgetGiveUp"
+    "AddressBudgetGiveUp",
+    "AddressBudgetTurns",
+    "AddressBudgetLoss"
   ],
   AccountPass: ["FleetRequestsKept", "AccountPass"],
   FleetStatus: ["FleetStatusValues"],
