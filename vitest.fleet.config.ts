@@ -16,7 +16,8 @@ const tests = {
     "AddressBudgetRestart",
     "AddressBudgetGiveUp",
     "AddressBudgetTurns",
-    "AddressBudgetLoss"
+    "AddressBudgetLoss",
+    "AddressBudgetWaits"
   ],
   AccountPass: ["FleetRequestsKept", "AccountPass"],
   FleetStatus: ["FleetStatusValues"],
