@@ -17,7 +17,8 @@ const tests = {
     "AddressBudgetGiveUp",
     "AddressBudgetTurns",
     "AddressBudgetLoss",
-    "AddressBudgetWaits"
+    "AddressBudgetWaits",
+    "AddressBudgetPing"
   ],
   AccountPass: ["FleetRequestsKept", "AccountPass"],
   FleetStatus: ["FleetStatusValues"],
