@@ -18,7 +18,8 @@ const tests = {
     "AddressBudgetTurns",
     "AddressBudgetLoss",
     "AddressBudgetWaits",
-    "AddressBudgetPing"
+    "AddressBudgetPing",
+    "AddressBudgetSpan"
   ],
   AccountPass: ["FleetRequestsKept", "AccountPass"],
   FleetStatus: ["FleetStatusValues"],
