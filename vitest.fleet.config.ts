@@ -19,7 +19,8 @@ const tests = {
     "AddressBudgetLoss",
     "AddressBudgetWaits",
     "AddressBudgetPing",
-    "AddressBudgetSpan"
+    "AddressBudgetSpan",
+    "AddressBudgetFailing"
   ],
   AccountPass: ["FleetRequestsKept", "AccountPass"],
   FleetStatus: ["FleetStatusValues"],
