@@ -20,7 +20,8 @@ const tests = {
     "AddressBudgetWaits",
     "AddressBudgetPing",
     "AddressBudgetSpan",
-    "AddressBudgetFailing"
+    "AddressBudgetFailing",
+    "AddressBudgetLostLines"
   ],
   AccountPass: ["FleetRequestsKept", "AccountPass"],
   FleetStatus: ["FleetStatusValues"],
