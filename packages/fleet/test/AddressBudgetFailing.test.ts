@@ -8,9 +8,8 @@ import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Logger from "effect/Logger"
-import { Redis } from "ioredis"
 import { recordedGrantCalls } from "./support/grantCalls.js"
-import { redisBudget } from "./support/redisBudget.js"
+import { redisBudget, scopedAdmin } from "./support/redisBudget.js"
 import { redisUrl } from "./support/services.js"
 
 describe.skipIf(redisUrl === undefined)("the shared budget when Redis answers with errors", () => {
@@ -21,10 +20,7 @@ describe.skipIf(redisUrl === undefined)("the shared budget when Redis answers wi
       const key = `bills:budget:${address}:spotBills`
       const budget = yield* redisBudget(redisUrl ?? "", { limit: 1, window: "100 millis", address })
       yield* budget.withGrant("spotBills")(Effect.void)
-      const admin = yield* Effect.acquireRelease(
-        Effect.sync(() => new Redis(redisUrl ?? "")),
-        (client) => Effect.promise(() => client.quit())
-      )
+      const admin = yield* scopedAdmin(redisUrl ?? "")
       yield* Effect.promise(() => admin.set(key, "not a log"))
       const warnings: Array<string> = []
       const before = calls.made.get(key) ?? 0

@@ -11,8 +11,8 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
-import { Redis } from "ioredis"
 import { AddressBudget } from "../src/index.js"
+import { scopedAdmin } from "./support/redisBudget.js"
 import { redisUrl } from "./support/services.js"
 
 const addressOf = (name: string) => `${name}-${process.pid}-${Date.now()}`
@@ -57,10 +57,7 @@ describe.skipIf(redisUrl === undefined)("a grant given up on its way", () => {
     return Effect.gen(function* () {
       yield* primed
       const budget = yield* AddressBudget
-      const admin = yield* Effect.acquireRelease(
-        Effect.sync(() => new Redis(redisUrl ?? "")),
-        (client) => Effect.promise(() => client.quit())
-      )
+      const admin = yield* scopedAdmin(redisUrl ?? "")
       // Given up once granted and on its way (a timeout could strike while it still waits on a
       // loaded machine, and then nothing would count).
       const sent = yield* Deferred.make<void>()

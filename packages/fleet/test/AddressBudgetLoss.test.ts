@@ -13,10 +13,9 @@ import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Metric from "effect/Metric"
-import { Redis } from "ioredis"
 import { FleetMetrics } from "../src/index.js"
 import { recordedGrantCalls } from "./support/grantCalls.js"
-import { redisBudget } from "./support/redisBudget.js"
+import { redisBudget, scopedAdmin } from "./support/redisBudget.js"
 import { redisUrl } from "./support/services.js"
 
 const windowMillis = 1_000
@@ -33,10 +32,7 @@ const primedBudget = (name: string, limit: number) =>
     const address = `${name}-${process.pid}-${Date.now()}`
     const budget = yield* redisBudget(redisUrl ?? "", { limit, window: `${windowMillis} millis`, address })
     yield* budget.withGrant("spotBills")(Effect.void)
-    const admin = yield* Effect.acquireRelease(
-      Effect.sync(() => new Redis(redisUrl ?? "")),
-      (client) => Effect.promise(() => client.quit())
-    )
+    const admin = yield* scopedAdmin(redisUrl ?? "")
     return { budget, key: `bills:budget:${address}:spotBills`, admin }
   })
 

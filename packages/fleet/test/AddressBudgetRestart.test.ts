@@ -10,9 +10,8 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import { Redis } from "ioredis"
 import type { AddressBudgetShape } from "../src/index.js"
-import { redisBudget } from "./support/redisBudget.js"
+import { redisBudget, scopedAdmin } from "./support/redisBudget.js"
 import { redisServerBin, scopedRedisServer } from "./support/redisServer.js"
 import { redisUrl } from "./support/services.js"
 
@@ -62,10 +61,7 @@ describe.skipIf(redisUrl === undefined)("the shared budget after its log is lost
       yield* Effect.sleep(`${windowMillis / 2} millis`)
       // A failover that lost the log's last writes but kept its state, and dropped the budget's
       // connection on the way.
-      const admin = yield* Effect.acquireRelease(
-        Effect.sync(() => new Redis(url)),
-        (client) => Effect.promise(() => client.quit())
-      )
+      const admin = yield* scopedAdmin(url)
       yield* Effect.promise(() => admin.del(`bills:budget:${address}:spotBills`))
       yield* Effect.promise(() => admin.client("KILL", "TYPE", "normal", "SKIPME", "yes"))
       // Bounded: a grant put back as if still in flight holds for `hold`, 30 s.
