@@ -14,7 +14,14 @@ const tests = {
     "AddressBudgetMemory",
     "AddressBudgetQueue",
     "AddressBudgetRestart",
-    "AddressBudgetGiveUp"
+    "AddressBudgetGiveUp",
+    "AddressBudgetTurns",
+    "AddressBudgetLoss",
+    "AddressBudgetWaits",
+    "AddressBudgetPing",
+    "AddressBudgetSpan",
+    "AddressBudgetFailing",
+    "AddressBudgetLostLines"
   ],
   AccountPass: ["FleetRequestsKept", "AccountPass"],
   FleetStatus: ["FleetStatusValues"],

@@ -2,23 +2,23 @@
  * A request given up on its way may still reach the exchange: its grant must keep counting a
  * window beyond the moment it was given up. A Redis budget of 1 per second; a sender gives up at
  * 100 ms on a request that still arrives at 300 ms; the next grant's request must arrive at least
- * a window after it (a grant released at once let them arrive ~800 ms apart).
+ * a window after it (a grant released at once let them arrive ~800 ms apart), even when the
+ * log is lost before its delayed release reaches Redis.
  */
 import { describe, expect, it } from "@effect/vitest"
+import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import { AddressBudget } from "../src/index.js"
+import { scopedAdmin } from "./support/redisBudget.js"
 import { redisUrl } from "./support/services.js"
 
-const layerOf = (name: string) =>
-  Layer.fresh(
-    AddressBudget.layerRedis(redisUrl ?? "", {
-      limit: 1,
-      window: Duration.seconds(1),
-      address: `${name}-${process.pid}-${Date.now()}`
-    })
-  )
+const addressOf = (name: string) => `${name}-${process.pid}-${Date.now()}`
+
+const layerOf = (name: string, address = addressOf(name)) =>
+  Layer.fresh(AddressBudget.layerRedis(redisUrl ?? "", { limit: 1, window: Duration.seconds(1), address }))
 
 /**
  * A budget whose state is made: the first grant on an address makes it, and nothing is granted
@@ -51,6 +51,29 @@ describe.skipIf(redisUrl === undefined)("a grant given up on its way", () => {
       expect((next ?? 0) - (given ?? 0)).toBeGreaterThanOrEqual(1_000)
     }).pipe(Effect.provide(layerOf("give-up")))
   )
+
+  it.live("its grant still counts a window after it was given up when the log is lost before its release", () => {
+    const address = addressOf("give-up-loss")
+    return Effect.gen(function* () {
+      yield* primed
+      const budget = yield* AddressBudget
+      const admin = yield* scopedAdmin(redisUrl ?? "")
+      // Given up once granted and on its way (a timeout could strike while it still waits on a
+      // loaded machine, and then nothing would count).
+      const sent = yield* Deferred.make<void>()
+      const request = yield* Effect.fork(
+        budget.withGrant("spotBills")(Effect.zipRight(Deferred.succeed(sent, undefined), Effect.never))
+      )
+      yield* Deferred.await(sent)
+      yield* Fiber.interrupt(request)
+      const givenUp = Date.now()
+      // A failover that lost the log's last writes, the connection kept: the given-up grant,
+      // whose release waits a window, is gone from the log.
+      yield* Effect.promise(() => admin.del(`bills:budget:${address}:spotBills`))
+      const next = yield* budget.withGrant("spotBills")(Effect.sync(() => Date.now()))
+      expect(next - givenUp).toBeGreaterThanOrEqual(1_000)
+    }).pipe(Effect.scoped, Effect.provide(layerOf("give-up-loss", address)))
+  })
 
   it.live("a grant in flight longer than a window holds its place until it has finished", () =>
     Effect.gen(function* () {

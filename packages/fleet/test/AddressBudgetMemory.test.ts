@@ -2,7 +2,8 @@
  * `AddressBudget.layerMemory` on a runner that spreads its accounts over several local
  * addresses without Redis (`--local-address a,b --ip-rps N`): each address has a budget of its
  * own, so two addresses grant twice what one does in a window, and one address's queue never
- * holds up another's. Under the TestClock: who was granted when is exact.
+ * holds up another's; a grant that names no address draws from the budget's own `address`; the
+ * margin adds to the window. Under the TestClock: who was granted when is exact.
  */
 import { describe, expect, it } from "@effect/vitest"
 import * as Clock from "effect/Clock"
@@ -56,5 +57,23 @@ describe("AddressBudget.layerMemory", () => {
       yield* TestClock.adjust("1 millis")
       expect(yield* Fiber.join(fallback)).toEqual(Array.from({ length: limit }, () => 5_000))
     }).pipe(Effect.provide(AddressBudget.layerMemory({ limit, window: "1 second", margin: 0 })))
+  )
+
+  it.effect("a grant that names no address draws from the budget's own address, one window plus margin apart", () =>
+    Effect.gen(function* () {
+      const budget = yield* AddressBudget
+      const at = Effect.flatMap(Clock.currentTimeMillis, (now) => Effect.succeed(now))
+      const both = yield* Effect.fork(
+        Effect.all([budget.withGrant("spotBills")(at), budget.withGrant("spotBills", "10.0.0.9")(at)], {
+          concurrency: "unbounded"
+        })
+      )
+      yield* TestClock.adjust("5 seconds")
+      expect(yield* Fiber.join(both)).toEqual([0, 1_100])
+    }).pipe(
+      Effect.provide(
+        AddressBudget.layerMemory({ limit: 1, window: "1 second", margin: "100 millis", address: "10.0.0.9" })
+      )
+    )
   )
 })

@@ -7,41 +7,14 @@
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import { Redis } from "ioredis"
 import { AddressBudget } from "../src/index.js"
-import { grantScript } from "../src/internal/slidingLog.js"
+import { recordedGrantCalls } from "./support/grantCalls.js"
 import { redisUrl } from "./support/services.js"
-
-type Evaluate = (...args: Array<unknown>) => Promise<unknown>
-
-/** Counts the grant scripts in flight per key on every ioredis client, until the scope closes. */
-const countedGrants = Effect.acquireRelease(
-  Effect.sync(() => {
-    const proto = Redis.prototype as unknown as { eval: Evaluate }
-    const original = proto.eval
-    const inFlight = new Map<string, number>()
-    const most = new Map<string, number>()
-    let mostKeys = 0
-    proto.eval = function (this: unknown, ...args: Array<unknown>) {
-      if (args[0] !== grantScript) return original.apply(this, args)
-      const key = String(args[2])
-      inFlight.set(key, (inFlight.get(key) ?? 0) + 1)
-      most.set(key, Math.max(most.get(key) ?? 0, inFlight.get(key) ?? 0))
-      mostKeys = Math.max(mostKeys, [...inFlight.values()].filter((n) => n > 0).length)
-      return original.apply(this, args).finally(() => inFlight.set(key, (inFlight.get(key) ?? 1) - 1))
-    }
-    return { original, most, mostKeys: () => mostKeys }
-  }),
-  ({ original }) =>
-    Effect.sync(() => {
-      ;(Redis.prototype as unknown as { eval: Evaluate }).eval = original
-    })
-)
 
 describe.skipIf(redisUrl === undefined)("AddressBudget.layerRedis in one process", () => {
   it.live("many waiters on two addresses: at most one grant call in flight per address and operation", () =>
     Effect.gen(function* () {
-      const counted = yield* countedGrants
+      const counted = yield* recordedGrantCalls
       const prefix = `queue-${process.pid}-${Date.now()}`
       const addresses = [`${prefix}-a`, `${prefix}-b`]
       yield* Effect.gen(function* () {

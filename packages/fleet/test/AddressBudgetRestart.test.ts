@@ -4,14 +4,14 @@
  *   grants of its own (another process's last grants still count at the exchange);
  * - the log lost while its state survives, seen through a dropped connection (a failover that
  *   lost the last writes): the process's own grants of the last window go back into the log and
- *   hold its next grant until they are a window old.
+ *   hold its next grant until they are a window old, and no longer (each at its age, not from
+ *   the loss, and none of them as if still in flight).
  * Two `layerRedis` budgets stand for two processes (each its own client and its own grants).
  */
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import * as Layer from "effect/Layer"
-import { Redis } from "ioredis"
-import { AddressBudget, type AddressBudgetShape } from "../src/index.js"
+import type { AddressBudgetShape } from "../src/index.js"
+import { redisBudget, scopedAdmin } from "./support/redisBudget.js"
 import { redisServerBin, scopedRedisServer } from "./support/redisServer.js"
 import { redisUrl } from "./support/services.js"
 
@@ -19,9 +19,7 @@ const limit = 3
 const windowMillis = 2_000
 
 const budgetAt = (url: string, address: string) =>
-  Layer.build(
-    Layer.orDie(AddressBudget.layerRedis(url, { limit, window: `${windowMillis} millis`, margin: 0, address }))
-  ).pipe(Effect.map((context) => context.unsafeMap.get(AddressBudget.key) as AddressBudgetShape))
+  redisBudget(url, { limit, window: `${windowMillis} millis`, margin: 0, address })
 
 /** `count` requests at once under `budget`'s grants; each one's start, epoch ms. */
 const draw = (budget: AddressBudgetShape, count: number) =>
@@ -58,17 +56,20 @@ describe.skipIf(redisUrl === undefined)("the shared budget after its log is lost
       yield* draw(budget, 1)
       yield* Effect.sleep(`${windowMillis + 50} millis`)
       const oldest = Math.min(...(yield* draw(budget, limit)))
+      // Half a window later: put back at their age, they free the next grant half a window after
+      // the loss; put back as if given at the loss, a whole window after it.
+      yield* Effect.sleep(`${windowMillis / 2} millis`)
       // A failover that lost the log's last writes but kept its state, and dropped the budget's
       // connection on the way.
-      const admin = yield* Effect.acquireRelease(
-        Effect.sync(() => new Redis(url)),
-        (client) => Effect.promise(() => client.quit())
-      )
+      const admin = yield* scopedAdmin(url)
       yield* Effect.promise(() => admin.del(`bills:budget:${address}:spotBills`))
       yield* Effect.promise(() => admin.client("KILL", "TYPE", "normal", "SKIPME", "yes"))
-      const after = yield* draw(budget, 1)
-      // The limit's worth of grants before: the next one comes a window after the oldest of them.
+      // Bounded: a grant put back as if still in flight holds for `hold`, 30 s.
+      const after = yield* draw(budget, 1).pipe(Effect.timeout(`${2 * windowMillis} millis`), Effect.orDie)
+      // The limit's worth of grants before: the next one comes a window after the oldest of them,
+      // and not much later.
       expect(Math.min(...after) - oldest).toBeGreaterThanOrEqual(windowMillis)
+      expect(Math.min(...after) - oldest).toBeLessThanOrEqual(windowMillis + 700)
     }).pipe(Effect.scoped)
   )
 })

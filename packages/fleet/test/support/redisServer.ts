@@ -24,6 +24,11 @@ export interface RedisServer {
   readonly restart: () => Effect.Effect<void>
   /** Empties the server (FLUSHALL), its clients' connections kept. */
   readonly flush: () => Effect.Effect<void>
+  /**
+   * Stops the server (SIGSTOP) until the scope closes: connections stay open and nothing is
+   * answered, as a server that hangs.
+   */
+  readonly hang: () => Effect.Effect<void, never, Scope.Scope>
 }
 
 const answers = (port: number) =>
@@ -73,5 +78,10 @@ export const scopedRedisServer: Effect.Effect<RedisServer, never, Scope.Scope> =
       await admin.flushall()
       await admin.quit()
     })
-  return { url: `redis://127.0.0.1:${port}`, restart: () => Effect.zipRight(stop, start), flush }
+  const hang = () =>
+    Effect.acquireRelease(
+      Effect.sync(() => void proc?.kill("SIGSTOP")),
+      () => Effect.sync(() => void proc?.kill("SIGCONT"))
+    )
+  return { url: `redis://127.0.0.1:${port}`, restart: () => Effect.zipRight(stop, start), flush, hang }
 })

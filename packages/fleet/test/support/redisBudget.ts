@@ -1,0 +1,19 @@
+/**
+ * A `layerRedis` budget built in the test's scope, standing for a process of its own: each call
+ * makes its own Redis client and its own record of grants.
+ */
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import { Redis } from "ioredis"
+import { AddressBudget, type AddressBudgetOptions } from "../../src/index.js"
+
+export const redisBudget = (url: string, options: AddressBudgetOptions) =>
+  Effect.map(Layer.build(Layer.orDie(AddressBudget.layerRedis(url, options))), Context.get(AddressBudget))
+
+/** A plain client of the Redis at `url` for the lifetime of the scope: a test's hand on the budget's keys. */
+export const scopedAdmin = (url: string) =>
+  Effect.acquireRelease(
+    Effect.sync(() => new Redis(url)),
+    (client) => Effect.promise(() => client.quit())
+  )
