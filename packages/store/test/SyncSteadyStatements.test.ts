@@ -21,6 +21,13 @@ import { statementsOf } from "./support/statements.js"
 const postgres = engines.find((engine) => engine.name === "postgres")
 const account = StoreAccount.make(Redacted.make(FakeExchange.defaultCredentials.apiKey), "main")
 
+/** A fresh PostgreSQL store, and the test exchange with the bills `generate` makes. */
+const freshStore = (generate: { seed: number; funding: number; spot: number; contract: number }) =>
+  Layer.provideMerge(
+    Layer.unwrapEffect(Effect.map((postgres ?? (engines[0] as (typeof engines)[number])).fresh, StoreLayer.layer)),
+    TestBillsApi.layerStack({ exchange: { rateLimit: false, generate } })
+  )
+
 describe.skipIf(postgres === undefined)("a first sync, on PostgreSQL", () => {
   it.effect("commits each page of bills in one statement, the bills behind the fence", () =>
     Effect.gen(function* () {
@@ -45,18 +52,7 @@ describe.skipIf(postgres === undefined)("a first sync, on PostgreSQL", () => {
         (result[0]?.pages ?? 0) + (result[1]?.pages ?? 0) - 2
       )
       expect(behind.filter((text) => text.includes('INSERT INTO "ab_contract_bills"')).length).toBeGreaterThanOrEqual(2)
-    }).pipe(
-      Effect.provide(
-        Layer.provideMerge(
-          Layer.unwrapEffect(
-            Effect.map((postgres ?? (engines[0] as (typeof engines)[number])).fresh, StoreLayer.layer)
-          ),
-          TestBillsApi.layerStack({
-            exchange: { rateLimit: false, generate: { seed: 43, funding: 250, spot: 250, contract: 150 } }
-          })
-        )
-      )
-    )
+    }).pipe(Effect.provide(freshStore({ seed: 43, funding: 250, spot: 250, contract: 150 })))
   )
 })
 
@@ -104,17 +100,6 @@ describe.skipIf(postgres === undefined)("a sync that finds nothing new, on Postg
         expect(kind.unfinished).toBe(false)
         expect(kind.coveredTo).toBeGreaterThan(before[i]?.coveredTo ?? Number.POSITIVE_INFINITY)
       }
-    }).pipe(
-      Effect.provide(
-        Layer.provideMerge(
-          Layer.unwrapEffect(
-            Effect.map((postgres ?? (engines[0] as (typeof engines)[number])).fresh, StoreLayer.layer)
-          ),
-          TestBillsApi.layerStack({
-            exchange: { rateLimit: false, generate: { seed: 41, funding: 250, spot: 250, contract: 0 } }
-          })
-        )
-      )
-    )
+    }).pipe(Effect.provide(freshStore({ seed: 41, funding: 250, spot: 250, contract: 0 })))
   )
 })
