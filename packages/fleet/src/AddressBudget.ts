@@ -28,7 +28,12 @@ import * as SynchronizedRef from "effect/SynchronizedRef"
 import { Redis } from "ioredis"
 import { BudgetUnavailable } from "./FleetErrors.js"
 import * as FleetMetrics from "./FleetMetrics.js"
+import * as RedisScript from "./internal/redisScript.js"
 import { grantScript, logKey, releaseScript, stateKey } from "./internal/slidingLog.js"
+
+// Sent by their digests: the text goes only to a Redis that has not cached it.
+const grantLua = RedisScript.make(grantScript)
+const releaseLua = RedisScript.make(releaseScript)
 
 /**
  * What the budget offers.
@@ -284,14 +289,11 @@ export class AddressBudget extends Context.Tag("@account-bills/fleet/AddressBudg
             while (true) {
               const now = yield* Clock.currentTimeMillis
               const args = [key, stateKey(key), limit, spacing, member, hold, known.get(key) ?? "", member]
-              const [status, value, id] = yield* persist(
-                () =>
-                  redis.eval(
-                    grantScript,
-                    2,
-                    ...args,
-                    ...(restore ? [1, probeOf(key, now), ...ownGrants(key, now)] : [0, probeOf(key, now)])
-                  ) as Promise<[number, number, string]>
+              const [status, value, id] = yield* persist(() =>
+                RedisScript.run<[number, number, string]>(redis, grantLua, 2, [
+                  ...args,
+                  ...(restore ? [1, probeOf(key, now), ...ownGrants(key, now)] : [0, probeOf(key, now)])
+                ])
               )
               // The state is not the one this process put its grants into: again, with them.
               restore = status === 2
@@ -312,7 +314,7 @@ export class AddressBudget extends Context.Tag("@account-bills/fleet/AddressBudg
         // `hold` after it was given, so giving up only keeps its place longer, and a runner told
         // to stop is not held by a Redis that is away.
         const release = (key: string, member: string) =>
-          persist(() => redis.eval(releaseScript, 1, key, member, spacing, hold) as Promise<number>).pipe(
+          persist(() => RedisScript.run<number>(redis, releaseLua, 1, [key, member, spacing, hold])).pipe(
             Effect.interruptible,
             Effect.timeout(releaseTimeout),
             Effect.ignore

@@ -69,15 +69,19 @@ export interface FleetAccountsShape {
   /** Removes the account; its bills stay in the store. False when there was none. */
   readonly remove: (label: string) => Effect.Effect<boolean, FleetUnavailable>
   readonly list: Effect.Effect<ReadonlyArray<FleetAccount>, FleetUnavailable>
-  /** The credentials of an account, opened, and the store account its bills are kept under. */
+  /**
+   * The credentials of an account, opened, and the store account its bills are kept under. With
+   * `owner`, records in the same statement that `owner` begins a pass of the account (a runner
+   * opens an account for every pass: one statement, not a read and a write). Since 0.2.0 the
+   * claim comes with the read; there is no `claim` of its own.
+   */
   readonly open: (
-    label: string
+    label: string,
+    owner?: string | undefined
   ) => Effect.Effect<
     { readonly credentials: Credentials; readonly account: StoreAccount.StoreAccount },
     FleetUnavailable | FleetAccountUnknown | FleetCredentialsUnreadable | FleetKeyInvalid
   >
-  /** Records that `owner` begins a pass of the account. */
-  readonly claim: (label: string, owner: string) => Effect.Effect<void, FleetUnavailable>
   /**
    * Records how a pass of the account ended, per kind, and whether the exchange refused its
    * credentials (`undefined`: the pass did not reach the exchange, the count stays). Answers the
@@ -274,26 +278,20 @@ export const make = (
       )
     )
 
-    const open = (label: string) =>
+    type Sealed = { readonly fingerprint: string; readonly sealed: string }
+    const open = (label: string, owner?: string | undefined) =>
       mapped(
         Effect.gen(function* () {
-          const rows = yield* sql<{
-            readonly fingerprint: string
-            readonly sealed: string
-          }>`SELECT fingerprint, sealed FROM fleet_accounts WHERE label = ${label}`
+          const rows = yield* owner === undefined
+            ? sql<Sealed>`SELECT fingerprint, sealed FROM fleet_accounts WHERE label = ${label}`
+            : sql<Sealed>`UPDATE fleet_accounts SET owner = ${owner}, owner_seen = ${yield* now}
+                WHERE label = ${label} RETURNING fingerprint, sealed`
           const row = rows[0]
           if (row === undefined) return yield* new FleetAccountUnknown({ label })
           const credentials = yield* (yield* cipher).open(label, row.sealed)
           const account: StoreAccount.StoreAccount = { fingerprint: row.fingerprint, label, id: label }
           return { credentials, account }
         })
-      )
-
-    const claim = (label: string, owner: string) =>
-      mapped(
-        Effect.flatMap(now, (at) =>
-          Effect.asVoid(sql`UPDATE fleet_accounts SET owner = ${owner}, owner_seen = ${at} WHERE label = ${label}`)
-        )
       )
 
     const record = (label: string, errors: PassErrors, refused?: boolean | undefined) =>
@@ -336,7 +334,7 @@ export const make = (
         )
       )
 
-    return FleetAccounts.of({ target, add, rekey, remove, list, open, claim, record, release })
+    return FleetAccounts.of({ target, add, rekey, remove, list, open, record, release })
   })
 
 /**

@@ -207,7 +207,8 @@ const entityLayer = (
         Effect.gen(function* () {
           const wait = firstRequest - (yield* Effect.clockWith((clock) => clock.currentTimeMillis))
           if (wait > 0) yield* Effect.sleep(Duration.millis(wait))
-          const opened = yield* Effect.either(accounts.open(label))
+          // Opened and claimed in one statement: `status` names this runner from here on.
+          const opened = yield* Effect.either(accounts.open(label, owner))
           if (opened._tag === "Left") {
             if (opened.left._tag === "FleetAccountUnknown") return // removed: its chain ends here
             yield* Effect.logWarning(`pass of ${label}: ${opened.left.message}`)
@@ -217,7 +218,6 @@ const entityLayer = (
             const now = yield* Effect.clockWith((clock) => clock.currentTimeMillis)
             return yield* schedule(request.at, now + interval)
           }
-          yield* accounts.claim(label, owner)
           // Read by the process test and the bench (at DEBUG): a pass's begin and end bracket its
           // store leases, and its end says what each kind sent and stored.
           yield* Effect.logDebug("pass begins")

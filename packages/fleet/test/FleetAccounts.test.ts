@@ -8,6 +8,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
 import { FleetAccounts, FleetCipher, FleetDatabase, FleetKeyInvalid } from "../src/index.js"
+import { statementsOf } from "../../store/test/support/statements.js"
 import { freshDatabase, postgresUrl, testKey } from "./support/services.js"
 
 const credentials = (n: number) => ({
@@ -82,6 +83,27 @@ describe.skipIf(postgresUrl === undefined)("FleetAccounts on PostgreSQL", () => 
       )
       expect(wrong._tag).toBe("FleetCredentialsUnreadable")
       expect(wrong.message).not.toContain("the-secret-3")
+    })
+  )
+
+  it.live("a runner's open claims the account in the statement that reads it", () =>
+    Effect.gen(function* () {
+      const db = yield* freshDatabase(postgresUrl ?? "")
+      yield* Effect.gen(function* () {
+        const accounts = yield* FleetAccounts
+        yield* accounts.add("desk", credentials(1))
+        expect((yield* accounts.list)[0]?.owner).toBeUndefined()
+        // A runner opens the account for every pass: one statement reads it and names the runner.
+        const { result, sent } = yield* statementsOf(accounts.open("desk", "127.0.0.1:34431"))
+        expect(Redacted.value(result.credentials.apiKey)).toBe("the-api-key-1")
+        expect(sent).toHaveLength(1)
+        expect((yield* accounts.list)[0]?.owner).toBe("127.0.0.1:34431")
+        // Opened without an owner (a command, a test): read only.
+        yield* accounts.release("desk", "127.0.0.1:34431")
+        yield* accounts.open("desk")
+        expect((yield* accounts.list)[0]?.owner).toBeUndefined()
+        expect((yield* Effect.flip(accounts.open("gone", "127.0.0.1:34431")))._tag).toBe("FleetAccountUnknown")
+      }).pipe(Effect.provide(open(db, testKey)))
     })
   )
 })

@@ -1,14 +1,21 @@
 /**
  * The fence between two processes on PostgreSQL, under its default READ COMMITTED: process A
- * passes every check of its commit, then waits inside its transaction (on a bill row the test
- * holds locked); meanwhile its lease runs out, process B takes the lease and commits. When A
- * goes on, its commit must fail with `SyncBusy` and leave B's work as it was. A check made by a
- * `SELECT` before the write would let A through here.
+ * holds the lease and begins its commit (one statement: the fenced cursor, the bills inserted
+ * behind it), while another holder's takeover of the lease is under way in a transaction not yet
+ * committed: A's statement waits for that row. When the takeover commits, A's commit must fail
+ * with `SyncBusy` and insert none of its bills: PostgreSQL checks the fence again on the row's
+ * latest version, and the bills go in only behind what the fence let through. A check made on
+ * the statement's snapshot (a `SELECT` of the owner, before or inside the write) would let A
+ * through here.
+ *
+ * (Before the page became one statement, A inserted its bills first and waited on a bill row;
+ * now A takes the sync row first, so a holder whose commit has begun cannot be displaced in the
+ * middle of it: a takeover either commits before A's statement reaches the row, as here, or
+ * waits for A's commit.)
  */
 import * as Reactivity from "@effect/experimental/Reactivity"
 import * as PgClient from "@effect/sql-pg/PgClient"
 import { describe, expect, it } from "@effect/vitest"
-import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as Redacted from "effect/Redacted"
 import * as Schedule from "effect/Schedule"
@@ -63,13 +70,11 @@ const startChild = (args: ReadonlyArray<string>) =>
     () => Effect.void
   )
 
-class RolledBack extends Data.TaggedError("RolledBack")<{ readonly a: Child; readonly bOut: string }> {}
-
 const postgres = engines.find((engine) => engine.name === "postgres")
 
 describe.skipIf(postgres === undefined)("the fence between two processes on PostgreSQL", () => {
   it.live(
-    "A waits mid-commit while its lease runs out and B takes it and commits; A's commit then fails with SyncBusy",
+    "A begins its commit while B's takeover is uncommitted; once B commits, A's commit fails with SyncBusy",
     () =>
       Effect.gen(function* () {
         if (postgres === undefined) return
@@ -83,31 +88,27 @@ describe.skipIf(postgres === undefined)("the fence between two processes on Post
         )
         const sql = yield* PgClient.make({ url: Redacted.make(target.url) })
         const spotRows = sql`SELECT bill_id FROM ab_bills WHERE account = 'main' AND kind = 'spot' ORDER BY bill_id`
-        // The test's transaction holds bill 1 uncommitted: A's insert of bill 1 waits for it.
-        const outcome = yield* Effect.either(
-          sql.withTransaction(
-            Effect.gen(function* () {
-              yield* sql`INSERT INTO ab_bills (account, kind, bill_id, c_time, coin_id, coin_name, biz_type, delta_amount, after_amount, fees, raw)
-                VALUES ('main', 'spot', '1', 1000, 2, 'USDT', 'deposit', '1', '1', '0', '{}')`
-              const a = yield* startChild([target.url, "A", "300", "1", "A-1", "0", "99000"])
-              yield* a.printed("leased")
-              // A is inside its commit, waiting for the test's lock.
-              yield* Effect.repeat(
-                sql<{
-                  readonly n: string
-                }>`SELECT COUNT(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`,
-                { until: (rows) => Number(rows[0]?.n) >= 1, schedule: Schedule.spaced("20 millis") }
-              )
-              const b = yield* startChild([target.url, "B", "60000", "2", "B-1", "0", "3000"])
-              const bOut = yield* b.done
-              // Failing rolls the test's transaction back: bill 1 is free, and A goes on.
-              return yield* Effect.fail(new RolledBack({ a, bOut }))
-            })
-          )
+        // A takes the lease, then waits a second before its commit.
+        const a = yield* startChild([target.url, "A", "60000", "1", "A-1", "0", "99000", "1000"])
+        yield* a.printed("leased")
+        yield* sql.withTransaction(
+          Effect.gen(function* () {
+            // B takes the lease over (as a holder does once A's has run out) and writes its page.
+            yield* sql`UPDATE ab_sync SET lease_owner = 'B', lease_until = ${Date.now() + 60_000}
+            WHERE account = 'main' AND kind = 'spot'`
+            yield* sql`INSERT INTO ab_bills (account, kind, bill_id, c_time, coin_id, coin_name, biz_type, delta_amount, after_amount, fees, raw)
+            VALUES ('main', 'spot', '2', 1000, 2, 'USDT', 'deposit', '1', '1', '0', '{}')`
+            yield* sql`UPDATE ab_sync SET covered_from = 0, covered_to = 3000, cursor = NULL
+            WHERE account = 'main' AND kind = 'spot' AND lease_owner = 'B'`
+            // A's commit has begun, and waits for the row B holds.
+            yield* Effect.repeat(
+              sql<{
+                readonly n: string
+              }>`SELECT COUNT(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`,
+              { until: (rows) => Number(rows[0]?.n) >= 1, schedule: Schedule.spaced("20 millis") }
+            )
+          })
         )
-        if (outcome._tag === "Right" || !(outcome.left instanceof RolledBack)) return yield* Effect.die(outcome)
-        const { a, bOut } = outcome.left
-        expect(bOut).toBe("leased\ncommitted 1\n")
         expect(yield* a.done).toBe("leased\nSyncBusy\n")
         const [state] = yield* sql<{
           readonly cursor: string | null

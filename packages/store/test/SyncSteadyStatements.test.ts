@@ -21,6 +21,41 @@ import { statementsOf } from "./support/statements.js"
 const postgres = engines.find((engine) => engine.name === "postgres")
 const account = StoreAccount.make(Redacted.make(FakeExchange.defaultCredentials.apiKey), "main")
 
+/** A fresh PostgreSQL store, and the test exchange with the bills `generate` makes. */
+const freshStore = (generate: { seed: number; funding: number; spot: number; contract: number }) =>
+  Layer.provideMerge(
+    Layer.unwrapEffect(Effect.map((postgres ?? (engines[0] as (typeof engines)[number])).fresh, StoreLayer.layer)),
+    TestBillsApi.layerStack({ exchange: { rateLimit: false, generate } })
+  )
+
+describe.skipIf(postgres === undefined)("a first sync, on PostgreSQL", () => {
+  it.effect("commits each page of bills in one statement, the bills behind the fence", () =>
+    Effect.gen(function* () {
+      yield* TestClock.setTime(Date.UTC(2025, 4, 1))
+      const { result, sent } = yield* statementsOf(
+        runOnTestClock(Sync.run({ account, kinds: ["funding", "spot", "contract"], lease: "1 hour" }))
+      )
+      expect(result.map((summary) => [summary.kind, summary.added === summary.stored, summary.done])).toEqual([
+        ["funding", true, true],
+        ["spot", true, true],
+        ["contract", true, true]
+      ])
+      expect(result.map((summary) => summary.stored)).toEqual([250, 250, expect.any(Number)])
+      expect(result[2]?.stored).toBeGreaterThan(100)
+      // Per page with bills one statement: the fenced cursor, the bills inserted behind it. No
+      // bills inserted on their own, and no transaction but the ones that make the account's row
+      // and each kind's (once per store, not per page).
+      const behind = sent.filter((text) => /^WITH fence AS \(UPDATE ab_sync SET .* INSERT INTO "ab_/.test(text))
+      expect(sent.filter((text) => /^INSERT INTO "ab_(bills|contract_bills)"/.test(text))).toEqual([])
+      expect(sent.filter((text) => text === "BEGIN")).toHaveLength(1 + 3)
+      expect(behind.filter((text) => text.includes('INSERT INTO "ab_bills"'))).toHaveLength(
+        (result[0]?.pages ?? 0) + (result[1]?.pages ?? 0) - 2
+      )
+      expect(behind.filter((text) => text.includes('INSERT INTO "ab_contract_bills"')).length).toBeGreaterThanOrEqual(2)
+    }).pipe(Effect.provide(freshStore({ seed: 43, funding: 250, spot: 250, contract: 150 })))
+  )
+})
+
 describe.skipIf(postgres === undefined)("a sync that finds nothing new, on PostgreSQL", () => {
   it.effect("sends one statement per step it must take, and no transaction", () =>
     Effect.gen(function* () {
@@ -65,17 +100,6 @@ describe.skipIf(postgres === undefined)("a sync that finds nothing new, on Postg
         expect(kind.unfinished).toBe(false)
         expect(kind.coveredTo).toBeGreaterThan(before[i]?.coveredTo ?? Number.POSITIVE_INFINITY)
       }
-    }).pipe(
-      Effect.provide(
-        Layer.provideMerge(
-          Layer.unwrapEffect(
-            Effect.map((postgres ?? (engines[0] as (typeof engines)[number])).fresh, StoreLayer.layer)
-          ),
-          TestBillsApi.layerStack({
-            exchange: { rateLimit: false, generate: { seed: 41, funding: 250, spot: 250, contract: 0 } }
-          })
-        )
-      )
-    )
+    }).pipe(Effect.provide(freshStore({ seed: 41, funding: 250, spot: 250, contract: 0 })))
   )
 })

@@ -6,6 +6,7 @@ import type { ContractBill, FundingBill, SpotBill } from "@account-bills/core"
 import * as DateTime from "effect/DateTime"
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as SqlSchema from "@effect/sql/SqlSchema"
+import type * as Statement from "@effect/sql/Statement"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
@@ -120,6 +121,32 @@ export const make = Effect.gen(function* () {
   const insert = inserting("ab_bills", BillRow)
   const insertContract = inserting("ab_contract_bills", ContractBillRow)
 
+  /**
+   * PostgreSQL: `rows` inserted into `table` behind `fence`, a data-modifying statement that
+   * returns a row when the writer holds the lease, all in one statement (a data-modifying `WITH`
+   * is atomic, as a transaction of the two was): the rows go in only where the fence let a row
+   * through, so a writer that lost its lease adds nothing. The rows travel as one JSON parameter,
+   * typed by the table's own row type (`json_populate_recordset`), not as a parameter per field.
+   * Answers whether the fence let the write through, and how many rows were new.
+   */
+  const insertBehind = <Row extends Record<string, unknown>>(
+    table: "ab_bills" | "ab_contract_bills",
+    rows: ReadonlyArray<Row>,
+    fence: Statement.Fragment
+  ) => {
+    const columns = sql.literal(Object.keys(rows[0] ?? {}).join(", "))
+    return Effect.map(
+      sql<{ readonly advanced: number | string; readonly added: number | string }>`WITH fence AS (${fence}),
+        added AS (
+          INSERT INTO ${sql(table)} (${columns})
+          SELECT ${columns} FROM json_populate_recordset(NULL::${sql(table)}, ${JSON.stringify(rows)}::json)
+          WHERE EXISTS (SELECT 1 FROM fence)
+          ON CONFLICT DO NOTHING RETURNING bill_id)
+        SELECT (SELECT COUNT(*) FROM fence) AS advanced, (SELECT COUNT(*) FROM added) AS added`,
+      ([row]) => ({ advanced: Number(row?.advanced ?? 0) > 0, added: Number(row?.added ?? 0) })
+    )
+  }
+
   /** The contract bills sit in a table of their own, with no kind column (see migrations.ts). */
   const table = (kind: typeof Kind.Type) => (kind === "contract" ? sql`ab_contract_bills` : sql`ab_bills`)
 
@@ -170,6 +197,7 @@ export const make = Effect.gen(function* () {
   return {
     insert,
     insertContract,
+    insertBehind,
     count: (key: typeof SyncKey.Type) => countOf(count(key)),
     countMatching: (query: typeof Listing.Type) => countOf(countMatching(query)),
     funding: (query: typeof Listing.Type) => Effect.map(fundingRows(query), (rows) => rows.map((row) => row.raw)),

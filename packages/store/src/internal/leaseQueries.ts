@@ -82,23 +82,21 @@ export const make = Effect.gen(function* () {
   /**
    * Records a walk's progress and renews the lease, only while the owner still holds the lease
    * (nobody took it over); no row comes back otherwise. A finished walk widens the covered window to take
-   * in the window it read, and drops the cursor.
+   * in the window it read, and drops the cursor. The statement itself is also the fence a page's
+   * bills are inserted behind, in one statement, on PostgreSQL (billQueries.insertBehind).
    */
-  const advance = SqlSchema.findAll({
-    Request: AdvanceRequest,
-    Result: Touched,
-    execute: (page) => {
-      // The owner alone is the fence: whoever takes a lease writes its own name into it, in one
-      // statement, so a holder whose name is still there has had no other writer since. A holder
-      // that stalled past its lease (a loaded machine, a long pause) and was not displaced goes
-      // on; one that was displaced is refused.
-      const fence = sql`account = ${page.account} AND kind = ${page.kind} AND lease_owner = ${page.owner}`
-      const order = sql`server_order = COALESCE(${page.order}, server_order)`
-      const lease = page.release ? sql`lease_owner = NULL, lease_until = NULL` : sql`lease_until = ${page.until}`
-      return page.finished === null
-        ? sql`UPDATE ab_sync SET cursor = ${page.cursor}, ${order}, ${lease}
+  const advanceStatement = (page: typeof AdvanceRequest.Encoded) => {
+    // The owner alone is the fence: whoever takes a lease writes its own name into it, in one
+    // statement, so a holder whose name is still there has had no other writer since. A holder
+    // that stalled past its lease (a loaded machine, a long pause) and was not displaced goes
+    // on; one that was displaced is refused.
+    const fence = sql`account = ${page.account} AND kind = ${page.kind} AND lease_owner = ${page.owner}`
+    const order = sql`server_order = COALESCE(${page.order}, server_order)`
+    const lease = page.release ? sql`lease_owner = NULL, lease_until = NULL` : sql`lease_until = ${page.until}`
+    return page.finished === null
+      ? sql`UPDATE ab_sync SET cursor = ${page.cursor}, ${order}, ${lease}
             WHERE ${fence} RETURNING account`
-        : sql`UPDATE ab_sync SET cursor = NULL,
+      : sql`UPDATE ab_sync SET cursor = NULL,
             covered_from = CASE WHEN covered_from IS NULL OR covered_from > ${page.finished.from}
               THEN ${page.finished.from} ELSE covered_from END,
             covered_to = CASE WHEN covered_to IS NULL OR covered_to < ${page.finished.to}
@@ -106,8 +104,10 @@ export const make = Effect.gen(function* () {
             aged_out = COALESCE(${page.agedOut}, aged_out),
             ${order}, ${lease}
             WHERE ${fence} RETURNING account`
-    }
-  })
+  }
 
-  return { take, renew, release, advance } as const
+  /** {@link advanceStatement}, run: a row back when the owner held the lease. */
+  const advance = SqlSchema.findAll({ Request: AdvanceRequest, Result: Touched, execute: advanceStatement })
+
+  return { take, renew, release, advance, advanceStatement } as const
 })

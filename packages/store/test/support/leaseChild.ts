@@ -1,8 +1,8 @@
 /**
  * One lease holder in a process of its own, for the fence test:
- * `tsx leaseChild.ts PG_URL OWNER LEASE_MS BILL_ID CURSOR FINISHED_FROM FINISHED_TO`.
- * Waits for the lease of `main` spot, prints `leased`, commits one page (one bill, and the
- * window it finished), then prints `committed N` or `busy`.
+ * `tsx leaseChild.ts PG_URL OWNER LEASE_MS BILL_ID CURSOR FINISHED_FROM FINISHED_TO [PAUSE_MS]`.
+ * Waits for the lease of `main` spot, prints `leased`, waits `PAUSE_MS` (default 0), commits one
+ * page (one bill, and the window it finished), then prints `committed N` or `busy`.
  */
 import { SpotBillFromWire } from "@account-bills/core"
 import * as Effect from "effect/Effect"
@@ -10,7 +10,8 @@ import * as Schema from "effect/Schema"
 import { BillsStore } from "../../src/BillsStore.js"
 import * as StoreLayer from "../../src/StoreLayer.js"
 
-const [url = "", owner = "", lease = "1000", billId = "1", cursor = "", from = "0", to = "0"] = process.argv.slice(2)
+const [url = "", owner = "", lease = "1000", billId = "1", cursor = "", from = "0", to = "0", pause = "0"] =
+  process.argv.slice(2)
 
 const bill = Schema.decodeUnknownSync(SpotBillFromWire)({
   billId,
@@ -27,6 +28,7 @@ const program = Effect.gen(function* () {
   const store = yield* BillsStore
   while (!(yield* store.acquireLease("main", "spot", owner, Number(lease))).acquired) yield* Effect.sleep("20 millis")
   process.stdout.write("leased\n")
+  yield* Effect.sleep(Number(pause))
   const outcome = yield* Effect.either(
     store.commitPage({
       account: "main",
