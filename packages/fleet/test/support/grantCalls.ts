@@ -5,6 +5,7 @@
  */
 import * as Effect from "effect/Effect"
 import { Redis } from "ioredis"
+import * as RedisScript from "../../src/internal/redisScript.js"
 import { grantScript } from "../../src/internal/slidingLog.js"
 
 type Evaluate = (...args: Array<unknown>) => Promise<unknown>
@@ -20,36 +21,53 @@ export interface GrantCalls {
   readonly statuses: ReadonlyMap<string, ReadonlyArray<number>>
 }
 
+type Prototype = { eval: Evaluate; evalsha: Evaluate }
+
 export const recordedGrantCalls = Effect.acquireRelease(
   Effect.sync(() => {
-    const proto = Redis.prototype as unknown as { eval: Evaluate }
-    const original = proto.eval
+    const proto = Redis.prototype as unknown as Prototype
+    const original = { eval: proto.eval, evalsha: proto.evalsha }
+    // The budget sends the grant script by digest, and its text only when Redis answers NOSCRIPT:
+    // one grant call is then two commands, counted once (the refused EVALSHA is not).
+    const grantSha = RedisScript.make(grantScript).sha
     const inFlight = new Map<string, number>()
     const made = new Map<string, number>()
     const most = new Map<string, number>()
     const statuses = new Map<string, Array<number>>()
     let mostKeys = 0
-    proto.eval = function (this: unknown, ...args: Array<unknown>) {
-      if (args[0] !== grantScript) return original.apply(this, args)
-      const key = String(args[2])
-      made.set(key, (made.get(key) ?? 0) + 1)
-      inFlight.set(key, (inFlight.get(key) ?? 0) + 1)
-      most.set(key, Math.max(most.get(key) ?? 0, inFlight.get(key) ?? 0))
-      mostKeys = Math.max(mostKeys, [...inFlight.values()].filter((n) => n > 0).length)
-      return original
-        .apply(this, args)
-        .then((answer) => {
-          const status = Array.isArray(answer) ? Number(answer[0]) : Number.NaN
-          statuses.set(key, [...(statuses.get(key) ?? []), status])
-          return answer
-        })
-        .finally(() => inFlight.set(key, (inFlight.get(key) ?? 1) - 1))
-    }
+    const recorded = (send: Evaluate, script: unknown) =>
+      function (this: unknown, ...args: Array<unknown>) {
+        if (args[0] !== script) return send.apply(this, args)
+        const key = String(args[2])
+        made.set(key, (made.get(key) ?? 0) + 1)
+        inFlight.set(key, (inFlight.get(key) ?? 0) + 1)
+        most.set(key, Math.max(most.get(key) ?? 0, inFlight.get(key) ?? 0))
+        mostKeys = Math.max(mostKeys, [...inFlight.values()].filter((n) => n > 0).length)
+        return send
+          .apply(this, args)
+          .then(
+            (answer) => {
+              const status = Array.isArray(answer) ? Number(answer[0]) : Number.NaN
+              statuses.set(key, [...(statuses.get(key) ?? []), status])
+              return answer
+            },
+            (error: unknown) => {
+              if (error instanceof Error && error.message.startsWith("NOSCRIPT"))
+                made.set(key, (made.get(key) ?? 1) - 1)
+              return Promise.reject(error)
+            }
+          )
+          .finally(() => inFlight.set(key, (inFlight.get(key) ?? 1) - 1))
+      }
+    proto.eval = recorded(original.eval, grantScript)
+    proto.evalsha = recorded(original.evalsha, grantSha)
     const calls: GrantCalls = { made, most, mostKeys: () => mostKeys, statuses }
     return { original, calls }
   }),
   ({ original }) =>
     Effect.sync(() => {
-      ;(Redis.prototype as unknown as { eval: Evaluate }).eval = original
+      const proto = Redis.prototype as unknown as Prototype
+      proto.eval = original.eval
+      proto.evalsha = original.evalsha
     })
 ).pipe(Effect.map(({ calls }) => calls))
