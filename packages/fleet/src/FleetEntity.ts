@@ -31,7 +31,15 @@ export class PassRequest extends Schema.Class<PassRequest>("@account-bills/fleet
    * The kinds this pass walks; all three when absent. A pass that goes on with walks stopped at the
    * page bound walks only those: a kind already current would spend a request to find nothing.
    */
-  kinds: Schema.optional(Schema.Array(BillKind))
+  kinds: Schema.optional(Schema.Array(BillKind)),
+  /**
+   * When a pass that goes on with some kinds is due to walk all three again (epoch ms): the
+   * other kinds keep their interval while one kind's long walk goes on. Absent on a pass of all
+   * three, and on messages written before it travelled with them.
+   *
+   * @since 0.2.0
+   */
+  allAt: Schema.optional(Schema.Number)
 }) {
   /**
    * The pass's time, its key: two requests of a pass at the same instant are one.

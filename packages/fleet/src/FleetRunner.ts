@@ -183,14 +183,14 @@ const entityLayer = (
       const firstRequest = (yield* Effect.clockWith((clock) => clock.currentTimeMillis)) + Duration.toMillis(keyWindow)
       yield* Effect.addFinalizer(() => Effect.ignore(accounts.release(label, owner)))
 
-      const schedule = (after: number, at: number, kinds?: ReadonlyArray<BillKind>) =>
+      const schedule = (after: number, at: number, kinds?: ReadonlyArray<BillKind>, allAt?: number) =>
         Effect.gen(function* () {
           // One chain of passes per account: another pending pass (the reconciler's) takes over.
           const pending = yield* sql<{ readonly n: number | string }>`
             SELECT COUNT(*) AS n FROM cluster_messages
             WHERE entity_type = ${entityType} AND entity_id = ${entityId} AND processed = false AND kind = 0`
           if (Number(pending[0]?.n ?? 0) > 1) return
-          yield* makeClient(entityId).Pass(new PassRequest({ at: Math.max(at, after + 1), label, kinds }), {
+          yield* makeClient(entityId).Pass(new PassRequest({ at: Math.max(at, after + 1), label, kinds, allAt }), {
             discard: true
           })
         }).pipe(
@@ -261,9 +261,16 @@ const entityLayer = (
           )
           const more = AccountPass.unfinished(outcomes)
           const now = yield* Effect.clockWith((clock) => clock.currentTimeMillis)
-          yield* more.length > 0
-            ? schedule(request.at, now, more)
-            : schedule(request.at, now + refusedBackoff(interval, refusals))
+          // The kinds this pass finished are due an interval after the last pass of all three,
+          // however long another kind's walk goes on (a new account's futures walk proves its
+          // empty years one pass at a time, while its funding and spot bills keep coming).
+          const allAt =
+            request.kinds === undefined
+              ? now + refusedBackoff(interval, refusals)
+              : (request.allAt ?? request.at + interval)
+          yield* more.length > 0 && now < allAt
+            ? schedule(request.at, now, more, allAt)
+            : schedule(request.at, more.length > 0 ? now : allAt)
         }).pipe(
           Effect.catchAll((error) => Effect.logWarning(`pass of ${label}: ${error.message}`)),
           Effect.annotateLogs({ account: label, runner: owner }),
