@@ -47,6 +47,11 @@ export interface PassOptions {
   readonly config?: BillsConfigInput | undefined
   /** The kinds to walk; default all three. */
   readonly kinds?: ReadonlyArray<BillKind> | undefined
+  /**
+   * When the pass stops its walks (epoch ms): each kind after the first page that arrives once
+   * the clock reads it, and asks for another pass at once, as at the page bound. (Since 0.2.0.)
+   */
+  readonly until?: number | undefined
 }
 
 /**
@@ -162,6 +167,7 @@ export const run = Effect.fn("AccountPass.run")(function* (
         kinds: [kind],
         concurrency: options.concurrency ?? defaultConcurrency,
         maxPages: options.pagesPerPass,
+        until: options.until,
         lease: options.lease ?? Duration.seconds(10),
         // A pass reports what it added; counting what the store holds would read every bill.
         countStored: false,

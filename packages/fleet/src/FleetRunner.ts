@@ -221,12 +221,20 @@ const entityLayer = (
           // Read by the process test and the bench (at DEBUG): a pass's begin and end bracket its
           // store leases, and its end says what each kind sent and stored.
           yield* Effect.logDebug("pass begins")
+          // A pass ends about an interval after it begins, or when all three kinds are due: a
+          // walk still going on then goes on in the next pass, and the kinds it finished are read
+          // again at their interval (a walk of many pages takes many intervals at a busy address).
+          const began = yield* Effect.clockWith((clock) => clock.currentTimeMillis)
+          // When a pass that goes on with some kinds is due to read all three again.
+          const allDue = request.kinds === undefined ? undefined : (request.allAt ?? request.at + interval)
+          const until = allDue ?? began + interval
           const outcomes = yield* AccountPass.run(opened.right.account, opened.right.credentials, perKey, {
             pagesPerPass: options.pagesPerPass ?? AccountPass.defaultPagesPerPass,
             concurrency: options.concurrency,
             lease: options.lease,
             config: options.config,
-            kinds: request.kinds
+            kinds: request.kinds,
+            until
           }).pipe(
             Effect.provide(routed()),
             Effect.onExit((exit) => {
@@ -261,16 +269,15 @@ const entityLayer = (
           )
           const more = AccountPass.unfinished(outcomes)
           const now = yield* Effect.clockWith((clock) => clock.currentTimeMillis)
-          // The kinds this pass finished are due an interval after the last pass of all three,
-          // however long another kind's walk goes on (a new account's futures walk proves its
-          // empty years one pass at a time, while its funding and spot bills keep coming).
-          const allAt =
-            request.kinds === undefined
-              ? now + refusedBackoff(interval, refusals)
-              : (request.allAt ?? request.at + interval)
-          yield* more.length > 0 && now < allAt
-            ? schedule(request.at, now, more, allAt)
-            : schedule(request.at, more.length > 0 ? now : allAt)
+          // The kinds this pass finished are due an interval after the last pass of all three
+          // began, however long another kind's walk goes on (a new account's futures walk proves
+          // its empty years page after page, while its funding and spot bills keep coming).
+          const allAt = allDue ?? began + refusedBackoff(interval, refusals)
+          yield* more.length > 0
+            ? now < allAt
+              ? schedule(request.at, now, more, allAt)
+              : schedule(request.at, now)
+            : schedule(request.at, request.kinds === undefined ? now + refusedBackoff(interval, refusals) : allAt)
         }).pipe(
           Effect.catchAll((error) => Effect.logWarning(`pass of ${label}: ${error.message}`)),
           Effect.annotateLogs({ account: label, runner: owner }),

@@ -9,6 +9,7 @@
  * @since 0.1.0
  */
 import { type BillsApi, type BillsError, BillKind as BillKinds, TimeBound, type TimeInput } from "@account-bills/core"
+import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
@@ -50,6 +51,13 @@ export interface SyncOptions {
    * made is a page kept. Default: no bound.
    */
   readonly maxPages?: number | undefined
+  /**
+   * Stop each kind after the first page that arrives once the clock (Effect's) reads this time,
+   * epoch ms; the next run resumes from the stored cursor, as at `maxPages`. A fleet bounds a
+   * pass in time with it, so that one kind's long walk does not hold back the others' next pass.
+   * (Since 0.2.0.)
+   */
+  readonly until?: number | undefined
   /** Called after each committed page. */
   readonly onPage?: ((progress: SyncProgress) => Effect.Effect<void>) | undefined
   /**
@@ -118,6 +126,18 @@ export interface SyncSummary extends SyncProgress {
 const ahead = <A, E>(pages: Stream.Stream<A, E>) => Stream.buffer(pages, { capacity: 2 })
 
 /**
+ * The pages a run takes: at most `maxPages`, and none after the one that arrives once `until` has
+ * passed. Applied before the read-ahead, so the walk is asked for no page beyond either bound.
+ */
+const bounded = <A, E>(pages: Stream.Stream<A, E>, options: SyncOptions) => {
+  const taken = options.maxPages === undefined ? pages : Stream.take(pages, options.maxPages)
+  const until = options.until
+  return until === undefined
+    ? taken
+    : Stream.takeUntilEffect(taken, () => Effect.map(Clock.currentTimeMillis, (now) => now >= until))
+}
+
+/**
  * A lease holder's name: unique per sync (a random UUID, so that no two processes, nor two
  * syncs of one process, ever share it), and saying where it runs for whoever reads the table.
  */
@@ -180,9 +200,7 @@ const syncKind = (options: SyncOptions, kind: BillKind) =>
     // before it still commits): a page with nothing after it is this run's last, and lets the
     // lease go in its own statement. The walk's `done` does not say that: a window walk may end
     // with more than one page marked done.
-    const paged = Stream.zipWithNext(
-      Stream.either(ahead(options.maxPages === undefined ? pages : Stream.take(pages, options.maxPages)))
-    )
+    const paged = Stream.zipWithNext(Stream.either(ahead(bounded(pages, options))))
     const tally = yield* Stream.runFoldEffect(
       paged,
       { pages: 0, requests: 0, added: 0, window: { from: from ?? 0, to: 0 }, done: false } satisfies Tally,

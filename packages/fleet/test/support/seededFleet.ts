@@ -21,6 +21,8 @@ export interface SeededFleetOptions {
   readonly perAddress: FleetExchange.FleetExchangeOptions["perAddress"]
   /** Account `i`'s exchange besides its credentials (its history, its version), given the time the fleet was made. */
   readonly exchangeOf: (i: number, now: number) => Omit<FakeExchangeOptions, "credentials">
+  /** The round trip to the exchange; default none (loopback). */
+  readonly latency?: FleetExchange.FleetExchangeOptions["latency"]
   /** `false`: the accounts are added later, by the answer's `add` (a runner started before them). */
   readonly added?: boolean
 }
@@ -32,6 +34,7 @@ export const seededFleet = (options: SeededFleetOptions) =>
     const now = Date.now()
     const exchange = yield* FleetExchange.serve({
       perAddress: options.perAddress,
+      latency: options.latency,
       accounts: Array.from({ length: options.accounts }, (_, i) => ({
         ...options.exchangeOf(i, now),
         credentials: options.credentialsOf(i)
