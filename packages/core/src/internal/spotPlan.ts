@@ -222,10 +222,22 @@ const splitAfter = (state: SpotWalkState, span: number): Split | undefined => {
 
 /**
  * Splits `state` after about `pages` pages at `density`: the part read first, and the rest
- * (`undefined` when the window is not much larger than that).
+ * (`undefined` when the window is not much larger than that). Under a width rule (`maxWidth`), a
+ * part wider than one request is cut at a whole number of requests' widths, so that the requests
+ * that slice it leave no short remainder: pieces cut by a density that the bills do not keep (the
+ * years before a history's first bill) cost a request per width, as the width cuts do.
  */
-export const cut = (state: SpotWalkState, density: number, pages: number, limit: number): Split | undefined => {
-  const span = Math.max(1, Math.ceil((pages * limit) / density))
+export const cut = (
+  state: SpotWalkState,
+  density: number,
+  pages: number,
+  limit: number,
+  maxWidth?: number | undefined
+): Split | undefined => {
+  const byDensity = Math.max(1, Math.ceil((pages * limit) / density))
+  // Milliseconds one request covers (as in `sliceCut`).
+  const request = maxWidth === undefined ? undefined : Math.max(1, maxWidth - 1)
+  const span = request !== undefined && byDensity > request ? Math.floor(byDensity / request) * request : byDensity
   // Not `span >> 1`: a sparse history gives spans beyond 2^31 ms (25 days), where the 32-bit shift
   // turns negative and would let a cut reach past the window's start.
   if (state.hi - state.lo + 1 <= span + Math.floor(span / 2)) return undefined
@@ -390,12 +402,12 @@ export const makeSpotPlan = (
     // than it can stay, and a short window read next to the exchange would pay for pieces it
     // does not need.
     const pagesLeft = ((segment.state.hi - segment.state.lo + 1) * segment.density) / limit
-    const piece = cut(segment.state, segment.density, piecePages, limit)
+    const piece = cut(segment.state, segment.density, piecePages, limit, maxWidth)
     if (piece !== undefined) pieced = true
     return (
       piece ??
       (pieced && pagesLeft >= 2 && at - started >= rateHorizonMillis && !anyLong(segment)
-        ? cut(segment.state, segment.density, Math.floor(pagesLeft / 2), limit)
+        ? cut(segment.state, segment.density, Math.floor(pagesLeft / 2), limit, maxWidth)
         : undefined)
     )
   }
