@@ -23,8 +23,10 @@
  * wants twice the rate it reached over the last second times the fastest fetch seen (about a
  * round trip: a fetch that did not wait at the limiter). Below the limit, every walk added
  * raises the rate, and the walks double about once a round trip; at the limit the rate stops
- * growing, and so do the walks. Close to the exchange the product is well below one, and one walk
- * keeps the limiter busy alone; far from it, a walk that is about to end (its unread part holds
+ * growing, and so do the walks. Far from the exchange (a first round trip of `openAllAtMillis`
+ * or more) the pool opens with every walk at once, so the first window's permits are used a
+ * round trip after the first page, not two. Close to the exchange the product is well below one,
+ * and one walk keeps the limiter busy alone; far from it, a walk that is about to end (its unread part holds
  * about a page) is replaced before it ends, since the rate it helped reach stays.
  *
  * Memory: at most `concurrency` segments walk at once, and besides the head (whose pages go out
@@ -47,7 +49,20 @@ export interface SpotPoolOptions {
   readonly bufferPages: number
   /** The widest window one request may ask for (the operation's width rule), if it has one. */
   readonly maxWidth?: number | undefined
+  /** How long the page before the pool took to come back, if known: the first round trip. */
+  readonly firstRoundTripMillis?: number | undefined
 }
+
+/**
+ * A first round trip at least this long makes the pool open with every walk it may, rather than
+ * three: the nine permits the first page leaves in its window are then used one round trip after
+ * it rather than two (three walks, then six more a round trip later), a pattern every later
+ * window of a strict limiter repeats. Measured, not derived: from 100 ms on, the far rows' model
+ * gains as much at 150 ms, but there Little's law wants three walks once the limit is reached, and
+ * the six more, whose pieces were cut together and end together, left slots 300 ms late in a dense
+ * history (`StreamsSpotPoolCuts`); at 200 ms it wants four to six.
+ */
+export const openAllAtMillis = 200
 
 /**
  * Pages of time a segment keeps when it cuts: as many as its buffer holds, so that a segment
@@ -207,10 +222,22 @@ const splitAfter = (state: SpotWalkState, span: number): Split | undefined => {
 
 /**
  * Splits `state` after about `pages` pages at `density`: the part read first, and the rest
- * (`undefined` when the window is not much larger than that).
+ * (`undefined` when the window is not much larger than that). Under a width rule (`maxWidth`), a
+ * part wider than one request is cut at a whole number of requests' widths, so that the requests
+ * that slice it leave no short remainder: pieces cut by a density that the bills do not keep (the
+ * years before a history's first bill) cost a request per width, as the width cuts do.
  */
-export const cut = (state: SpotWalkState, density: number, pages: number, limit: number): Split | undefined => {
-  const span = Math.max(1, Math.ceil((pages * limit) / density))
+export const cut = (
+  state: SpotWalkState,
+  density: number,
+  pages: number,
+  limit: number,
+  maxWidth?: number | undefined
+): Split | undefined => {
+  const byDensity = Math.max(1, Math.ceil((pages * limit) / density))
+  // Milliseconds one request covers (as in `sliceCut`).
+  const request = maxWidth === undefined ? undefined : Math.max(1, maxWidth - 1)
+  const span = request !== undefined && byDensity > request ? Math.floor(byDensity / request) * request : byDensity
   // Not `span >> 1`: a sparse history gives spans beyond 2^31 ms (25 days), where the 32-bit shift
   // turns negative and would let a cut reach past the window's start.
   if (state.hi - state.lo + 1 <= span + Math.floor(span / 2)) return undefined
@@ -237,10 +264,14 @@ export const sliceCut = (state: SpotWalkState, maxWidth: number): Split | undefi
 export const makeSpotPlan = (
   start: SpotWalkState,
   density: number | undefined,
-  options: Pick<SpotPoolOptions, "concurrency" | "limit" | "piecePages" | "maxWidth">,
+  options: Pick<SpotPoolOptions, "concurrency" | "limit" | "piecePages" | "maxWidth" | "firstRoundTripMillis">,
   now: number
 ): SpotPlan => {
   const { concurrency, limit, maxWidth, piecePages } = options
+  const opening =
+    options.firstRoundTripMillis !== undefined && options.firstRoundTripMillis >= openAllAtMillis
+      ? concurrency
+      : Math.min(concurrency, 3)
   // The whole window: segments later in the output lie towards this end.
   const globalLo = start.lo
   const globalHi = start.hi
@@ -281,9 +312,10 @@ export const makeSpotPlan = (
   const completions: Array<number> = []
   const wanted = (at: number): number => {
     while (completions.length > 0 && (completions[0] as number) <= at - rateHorizonMillis) completions.shift()
-    // Before the pool's first answer: three walks. The first page came back without waiting,
-    // so the limiter has room; Little's law would ask for two, and a third fills the window sooner.
-    if (fastest === Number.POSITIVE_INFINITY) return Math.min(concurrency, 3)
+    // Before the pool's first answer: three walks, or every walk far from the exchange
+    // (`openAllAtMillis`). The first page came back without waiting, so the limiter has room;
+    // Little's law would ask for two, and a third fills the window sooner.
+    if (fastest === Number.POSITIVE_INFINITY) return opening
     const rate = completions.length / Math.max(1, Math.min(rateHorizonMillis, at - started))
     return Math.min(concurrency, Math.max(1, Math.ceil(headroom * rate * Math.max(1, fastest))))
   }
@@ -347,6 +379,10 @@ export const makeSpotPlan = (
 
   // Whether a piece was ever cut: only then may a short segment be halved (see the header).
   let pieced = false
+  // Whether a segment besides the one the pool began with has read bills: then the window was
+  // long, whatever a piece found empty at its end says (see `afterEnd`).
+  const begun = head
+  let spread = false
   const cutOff = (segment: MutableSegment, at: number): MutableSegment | undefined => {
     if (walking() >= wanted(at)) return undefined
     const parts = sparse(segment) ? sliceCut(segment.state, maxWidth as number) : pieceOf(segment, at)
@@ -366,12 +402,12 @@ export const makeSpotPlan = (
     // than it can stay, and a short window read next to the exchange would pay for pieces it
     // does not need.
     const pagesLeft = ((segment.state.hi - segment.state.lo + 1) * segment.density) / limit
-    const piece = cut(segment.state, segment.density, piecePages, limit)
+    const piece = cut(segment.state, segment.density, piecePages, limit, maxWidth)
     if (piece !== undefined) pieced = true
     return (
       piece ??
       (pieced && pagesLeft >= 2 && at - started >= rateHorizonMillis && !anyLong(segment)
-        ? cut(segment.state, segment.density, Math.floor(pagesLeft / 2), limit)
+        ? cut(segment.state, segment.density, Math.floor(pagesLeft / 2), limit, maxWidth)
         : undefined)
     )
   }
@@ -406,6 +442,7 @@ export const makeSpotPlan = (
       const schedule = room() && !anyPending()
       const created = schedule ? cutOff(s, timing.now) : undefined
       s.held += page.bills
+      if (s !== begun && page.bills > 0) spread = true
       return { rest: restAfterPage(s.state), created, schedule }
     },
     afterEnd: (segment, page, timing) => {
@@ -422,12 +459,17 @@ export const makeSpotPlan = (
         for (let p = s.next; p !== undefined; p = p.next) if (p.status === "pending") p.density = undefined
       }
       s.held += page.bills
+      if (s !== begun && page.bills > 0) spread = true
       const rest = restAfterSegment(s.state)
       // A piece that found nothing at all, out to the window's end: the window was not long, as the
       // density that cut it said, and its dense part is read whole, never halved on its account.
       // (An incremental pass, new bills close together after a quiet overlap, was halved into
-      // walks that each ended half-full: 14-16 requests for 1,000 bills instead of 12.)
-      if (page.first && page.bills === 0 && rest === undefined && s !== head) pieced = false
+      // walks that each ended half-full: 14-16 requests for 1,000 bills instead of 12.) Not once a
+      // piece besides the first has read bills: then the window was long, and the empty piece is
+      // where a walk with no start (back to 1970) found its history's beginning. It bounds the
+      // last segments, whose halving keeps the limiter busy to the end (a dense history 300 ms away,
+      // every walk opened: 14 slots late without it).
+      if (page.first && page.bills === 0 && rest === undefined && s !== head && !spread) pieced = false
       return rest
     },
     afterFailure: (segment, timing) => {

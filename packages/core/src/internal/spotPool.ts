@@ -23,12 +23,11 @@ import * as Cause from "effect/Cause"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
-import * as FiberRef from "effect/FiberRef"
 import * as Option from "effect/Option"
 import * as Queue from "effect/Queue"
 import * as Stream from "effect/Stream"
 import type { BillsError } from "../Errors.js"
-import { lastSentAt } from "./sentAt.js"
+import { timedExit } from "./sentAt.js"
 import { makeSpotPlan, type Segment, type SpotPoolOptions } from "./spotPlan.js"
 import type { SpotWalkState, TimedBill } from "./spotWalk.js"
 
@@ -103,12 +102,9 @@ export const spotPool = <B extends TimedBill>(
           const queue = queueOf(segment)
           for (let first = true; ; first = false) {
             const before = yield* Effect.sync(() => segment.state)
-            const asked = yield* Clock.currentTimeMillis
-            const result = yield* Effect.exit(page(before))
-            const now = yield* Clock.currentTimeMillis
             // The round trip starts when the request left the limiter, not when the page was asked for.
-            const sentAt = yield* FiberRef.get(lastSentAt)
-            const timing = { sent: Math.max(asked, sentAt ?? asked), now }
+            const { exit: result, sent, now } = yield* timedExit(page(before))
+            const timing = { sent, now }
             if (Exit.isFailure(result)) {
               const failure = Cause.failureOption(result.cause)
               yield* Effect.sync(() => plan.afterFailure(segment, timing))

@@ -23,6 +23,7 @@ import {
   servedFromOf
 } from "./historyRule.js"
 import { crowdedAt, type Listed, readCrowded } from "./crowdedMillisecond.js"
+import { timedExit } from "./sentAt.js"
 import { spotPool, type WalkPage } from "./spotPool.js"
 import {
   spotClip,
@@ -186,7 +187,8 @@ export const windowPages =
       rules: RuleCell,
       first: WindowPage<B, C>,
       before: C,
-      concurrency: number
+      concurrency: number,
+      firstRoundTripMillis: number | undefined
     ): Stream.Stream<WindowPage<B, C>, BillsError> => {
       const from = first.cursor
       const density = first.received === maxPageSize ? densityOf(before, from, first.received) : undefined
@@ -199,7 +201,8 @@ export const windowPages =
             limit: maxPageSize,
             piecePages: defaultPiecePages,
             bufferPages: defaultBufferPages,
-            maxWidth: from.maxWidth
+            maxWidth: from.maxWidth,
+            firstRoundTripMillis
           },
           (state) => walkPage(rules, from, state)
         ),
@@ -231,8 +234,15 @@ export const windowPages =
         const begin = yield* spec.start(query)
         const rules = yield* makeRuleCell({ servedFrom: begin.servedFrom, maxWidth: begin.maxWidth ?? spec.maxWidth })
         const page = spotPage(rules)
-        return walk(Effect.succeed(begin), page, (first) =>
-          concurrency === 1 ? sequential(first.cursor, page) : pooled(rules, first, begin, concurrency)
+        // The first page's round trip decides how many walks the pool opens with (`openAllAtMillis`).
+        let firstRoundTrip: number | undefined
+        const timedPage = (cursor: C) =>
+          Effect.flatMap(timedExit(page(cursor)), ({ exit, now, sent }) => {
+            firstRoundTrip ??= now - sent
+            return exit
+          })
+        return walk(Effect.succeed(begin), timedPage, (first) =>
+          concurrency === 1 ? sequential(first.cursor, page) : pooled(rules, first, begin, concurrency, firstRoundTrip)
         )
       })
     )

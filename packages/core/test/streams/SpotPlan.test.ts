@@ -64,6 +64,15 @@ describe("cut", () => {
     const parts = cut(state(1e9, 1e9 + 7e9), 5e-8, 2, limit)
     expect(parts?.rest).toMatchObject({ lo: 1e9, hi: 1e9 + 3e9 })
   })
+
+  it("under a width rule, keeps a whole number of requests' widths when the piece is wider than one", () => {
+    // 2 pages at 1 bill/ms: 200 ms; one request covers 69 ms (a width of 70): 2 × 69 kept.
+    const parts = cut(state(0, 9999), 1, 2, limit, 70)
+    expect(parts?.keep).toMatchObject({ lo: 9862, hi: 9999 })
+    expect(parts?.rest).toMatchObject({ lo: 0, hi: 9861 })
+    // A piece narrower than one request is cut by the density alone.
+    expect(cut(state(0, 9999), 1, 2, limit, 1000)?.keep).toMatchObject({ lo: 9800, hi: 9999 })
+  })
 })
 
 describe("densityOf", () => {

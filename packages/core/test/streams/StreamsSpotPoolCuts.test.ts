@@ -20,6 +20,9 @@ const dense = spotBills({ seed: 23, count: 20_000, maxGroup: 3, maxGap: 4 })
 // About 90 days of bills: the walk, which has no start, cuts pieces into the years before them.
 const sparse = spotBills({ seed: 29, count: 10_000, maxGroup: 3, maxGap: 1_550_000 })
 
+// A short history (30 pages): the walks the pool opens with, and little else.
+const short = spotBills({ seed: 37, count: 3_000, maxGroup: 3, maxGap: 4 })
+
 // An incremental sync's window: 1,000 bills over about 30 s, from its first bill on.
 const recent = spotBills({ seed: 31, count: 1_000, maxGroup: 3, maxGap: 60 })
 
@@ -73,6 +76,23 @@ describe("the spot pool cuts only where another walk adds requests in flight", (
       expect(segments).toBeGreaterThanOrEqual(4)
     })
   )
+
+  for (const [latency, opening] of [
+    [150, 3],
+    [300, 9]
+  ] as const) {
+    it.effect(`${latency} ms away, the pool opens with ${opening} walks one round trip after the first page`, () =>
+      Effect.gen(function* () {
+        const { arrivals } = yield* exportAt(latency, short)
+        const first = arrivals[0] as number
+        // From 200 ms on, the nine permits the first page leaves in its window go a round trip after
+        // it, not three then six a round trip later (a pattern every later window repeats); nearer,
+        // three walks open and the rest wait for Little's law.
+        const opened = arrivals.slice(1, 10).filter((at) => at - first <= latency + 2)
+        expect(opened.length).toBe(opening)
+      })
+    )
+  }
 
   for (const latency of [0, 150, 300]) {
     it.effect(
