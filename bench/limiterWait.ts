@@ -5,10 +5,17 @@
  * this process's (`process.cpuUsage`), so the exchange's does not mix in; per request, so the
  * limited run's longer wall time shows only as what waiting itself costs. The goal: no more CPU
  * per request waiting than running free.
+ *
+ * `LIMITER_WAIT_PROFILE=dir` profiles every measured run with V8's sampling profiler (the
+ * inspector, in this process) into `dir/<free|limited>-<round>.cpuprofile`; the sampler's own
+ * thread then adds to the CPU figures, so a profiled run's figures are for the profile only.
  */
 import { BillsApi } from "@account-bills/core"
 import * as Effect from "effect/Effect"
 import * as ManagedRuntime from "effect/ManagedRuntime"
+import { writeFile } from "node:fs/promises"
+import { Session } from "node:inspector/promises"
+import * as path from "node:path"
 import { clientLayer, dataSet } from "./client.js"
 
 export interface LimiterWaitRun {
@@ -34,8 +41,16 @@ export const limiterWaitBench = async (
     free: ManagedRuntime.make(clientLayer(url, false)),
     limited: ManagedRuntime.make(clientLayer(url, true))
   }
-  const once = async (limited: boolean, count: number): Promise<LimiterWaitRun> => {
+  const profileDir = process.env.LIMITER_WAIT_PROFILE
+  const session = profileDir === undefined ? undefined : new Session()
+  if (session !== undefined) {
+    session.connect()
+    await session.post("Profiler.enable")
+  }
+  const once = async (limited: boolean, count: number, profileAs?: string): Promise<LimiterWaitRun> => {
     const runtime = limited ? runtimes.limited : runtimes.free
+    const profiled = session !== undefined && profileAs !== undefined
+    if (profiled) await session.post("Profiler.start")
     const cpu = process.cpuUsage()
     const started = performance.now()
     const pages = await runtime.runPromise(
@@ -44,6 +59,10 @@ export const limiterWaitBench = async (
       )
     )
     const used = process.cpuUsage(cpu)
+    if (profiled && profileDir !== undefined) {
+      const { profile } = await session.post("Profiler.stop")
+      await writeFile(path.join(profileDir, `${profileAs}.cpuprofile`), JSON.stringify(profile))
+    }
     if (pages.some((page) => page.length > 0))
       throw new Error("limiter wait bench: a page that should be empty was not")
     return {
@@ -59,10 +78,12 @@ export const limiterWaitBench = async (
     await once(true, 20)
     const runs: Array<LimiterWaitRun> = []
     for (let round = 0; round < rounds; round++) {
-      for (const limited of round % 2 === 0 ? [false, true] : [true, false]) runs.push(await once(limited, requests))
+      for (const limited of round % 2 === 0 ? [false, true] : [true, false])
+        runs.push(await once(limited, requests, `${limited ? "limited" : "free"}-${round}`))
     }
     return runs
   } finally {
+    session?.disconnect()
     await runtimes.free.dispose()
     await runtimes.limited.dispose()
   }
