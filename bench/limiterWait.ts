@@ -6,11 +6,18 @@
  * limited run's longer wall time shows only as what waiting itself costs. The goal: no more CPU
  * per request waiting than running free.
  *
+ * Beside them, two controls: the free client paced by plain sleeps where the limited run waited
+ * (each limited call's wall time less the free calls' median, when that is a millisecond or
+ * more), which is what any wait at these instants costs a process that goes idle and is woken;
+ * and the limiter's own CPU per permit whose window is open (no request, no wait), which is
+ * what its code adds to each request.
+ *
  * `LIMITER_WAIT_PROFILE=dir` profiles every measured run with V8's sampling profiler (the
  * inspector, in this process) into `dir/<free|limited>-<round>.cpuprofile`; the sampler's own
  * thread then adds to the CPU figures, so a profiled run's figures are for the profile only.
  */
-import { BillsApi } from "@account-bills/core"
+import { BillsApi, BillsRateLimiter } from "@account-bills/core"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as ManagedRuntime from "effect/ManagedRuntime"
 import { writeFile } from "node:fs/promises"
@@ -18,25 +25,63 @@ import { Session } from "node:inspector/promises"
 import * as path from "node:path"
 import { clientLayer, dataSet } from "./client.js"
 
+/** Back to back with the limit lifted, at the limiter's 10/s, or lifted and paced by plain sleeps. */
+export type LimiterWaitMode = "free" | "limited" | "paced"
+
 export interface LimiterWaitRun {
-  readonly limited: boolean
+  readonly mode: LimiterWaitMode
   readonly requests: number
   readonly cpuPerRequestMs: number
   readonly seconds: number
+  /** Plain sleeps (paced) or waits of a millisecond or more (limited) in the run. */
+  readonly waits: number
+}
+
+export interface LimiterWaitFigures {
+  readonly runs: ReadonlyArray<LimiterWaitRun>
+  /** The limiter's own CPU per permit whose window is open, µs (median of three rounds). */
+  readonly permitMicros: number
 }
 
 /** A window before the data set's first bill: every page is empty. */
 const empty = { after: dataSet.startMillis - 60_000, before: dataSet.startMillis - 1 }
 
+/** The median of some numbers (0 for none). */
+const medianOf = (values: ReadonlyArray<number>): number => {
+  const sorted = [...values].sort((x, y) => x - y)
+  return sorted.length === 0
+    ? 0
+    : ((sorted[(sorted.length - 1) >> 1] as number) + (sorted[sorted.length >> 1] as number)) / 2
+}
+
 /**
- * Sends `requests` empty spot pages one after another, limited and free taking turns `rounds`
- * times (after a warm-up of each), and returns every run.
+ * The limiter's own CPU per permit whose window is open, µs: `count` permits one after another
+ * on a limiter whose window and margin are 0 (so none waits), less the same loop without it.
  */
-export const limiterWaitBench = async (
-  url: string,
-  requests: number,
-  rounds: number
-): Promise<ReadonlyArray<LimiterWaitRun>> => {
+const permitCost = async (count: number): Promise<number> => {
+  const limiter = await Effect.runPromise(BillsRateLimiter.make({ limit: 10, window: 0, margin: 0 }))
+  const loop = (body: Effect.Effect<void>) =>
+    Effect.forEach(Array.from({ length: count }), () => body, { concurrency: 1, discard: true })
+  const cpuOf = async (body: Effect.Effect<void>) => {
+    const cpu = process.cpuUsage()
+    await Effect.runPromise(loop(body))
+    const used = process.cpuUsage(cpu)
+    return (used.user + used.system) / count
+  }
+  const rounds: Array<number> = []
+  // The first round warms up.
+  for (let round = 0; round < 4; round++) {
+    const net = (await cpuOf(limiter.take("spotBills"))) - (await cpuOf(Effect.void))
+    if (round > 0) rounds.push(net)
+  }
+  return medianOf(rounds)
+}
+
+/**
+ * Sends `requests` empty spot pages one after another, free, limited and paced taking turns
+ * `rounds` times (after a warm-up of each), and returns every run with the limiter's own cost.
+ */
+export const limiterWaitBench = async (url: string, requests: number, rounds: number): Promise<LimiterWaitFigures> => {
   const runtimes = {
     free: ManagedRuntime.make(clientLayer(url, false)),
     limited: ManagedRuntime.make(clientLayer(url, true))
@@ -47,16 +92,32 @@ export const limiterWaitBench = async (
     session.connect()
     await session.post("Profiler.enable")
   }
-  const once = async (limited: boolean, count: number, profileAs?: string): Promise<LimiterWaitRun> => {
-    const runtime = limited ? runtimes.limited : runtimes.free
+  // What the last limited run waited before each call, and how long a free call takes.
+  let waited: ReadonlyArray<number> = []
+  let freeCall = 0
+  const once = async (mode: LimiterWaitMode, count: number, profileAs?: string): Promise<LimiterWaitRun> => {
+    const runtime = mode === "limited" ? runtimes.limited : runtimes.free
+    const pace = waited
+    const calls: Array<number> = []
     const profiled = session !== undefined && profileAs !== undefined
     if (profiled) await session.post("Profiler.start")
     const cpu = process.cpuUsage()
     const started = performance.now()
     const pages = await runtime.runPromise(
-      Effect.flatMap(BillsApi, (api) =>
-        Effect.forEach(Array.from({ length: count }), () => api.spotBills(empty), { concurrency: 1 })
-      )
+      Effect.flatMap(BillsApi, (api) => {
+        const call = Effect.suspend(() => {
+          const sent = performance.now()
+          return Effect.tap(api.spotBills(empty), () => void calls.push(performance.now() - sent))
+        })
+        return Effect.forEach(
+          Array.from({ length: count }, (_, i) => i),
+          (i) => {
+            const wait = mode === "paced" ? (pace[i] ?? 0) : 0
+            return wait > 0 ? Effect.zipRight(Effect.sleep(Duration.millis(wait)), call) : call
+          },
+          { concurrency: 1 }
+        )
+      })
     )
     const used = process.cpuUsage(cpu)
     if (profiled && profileDir !== undefined) {
@@ -65,23 +126,29 @@ export const limiterWaitBench = async (
     }
     if (pages.some((page) => page.length > 0))
       throw new Error("limiter wait bench: a page that should be empty was not")
+    if (mode === "free") freeCall = medianOf(calls)
+    // A limited call's wait: its wall time less a free call's, where that is a millisecond or more.
+    if (mode === "limited") waited = calls.map((ms) => (ms - freeCall >= 1 ? Math.round(ms - freeCall) : 0))
     return {
-      limited,
+      mode,
       requests: count,
       cpuPerRequestMs: (used.user + used.system) / 1000 / count,
-      seconds: (performance.now() - started) / 1000
+      seconds: (performance.now() - started) / 1000,
+      waits: (mode === "paced" ? pace : mode === "limited" ? waited : []).filter((ms) => ms > 0).length
     }
   }
   try {
-    // Warm-up (JIT, connections, the limiter's first window) counts for neither.
-    await once(false, 20)
-    await once(true, 20)
+    // Warm-up (JIT, connections, the limiter's first window) counts for none.
+    await once("free", 20)
+    await once("limited", requests)
+    await once("paced", 20)
     const runs: Array<LimiterWaitRun> = []
     for (let round = 0; round < rounds; round++) {
-      for (const limited of round % 2 === 0 ? [false, true] : [true, false])
-        runs.push(await once(limited, requests, `${limited ? "limited" : "free"}-${round}`))
+      const order: ReadonlyArray<LimiterWaitMode> =
+        round % 2 === 0 ? ["free", "limited", "paced"] : ["paced", "limited", "free"]
+      for (const mode of order) runs.push(await once(mode, requests, `${mode}-${round}`))
     }
-    return runs
+    return { runs, permitMicros: await permitCost(20_000) }
   } finally {
     session?.disconnect()
     await runtimes.free.dispose()
