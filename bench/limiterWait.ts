@@ -7,8 +7,9 @@
  * per request waiting than running free.
  *
  * Beside them, two controls: the free client paced by plain sleeps where the limited run waited
- * (each limited call's wall time less the free calls' median, when that is a millisecond or
- * more), which is what any wait at these instants costs a process that goes idle and is woken;
+ * and as long (each run's clock records the sleeps of each call shorter than a request's timeout:
+ * the limiter's), which is what any wait at these instants costs a process that goes idle and is
+ * woken;
  * and the limiter's own CPU per permit whose window is open (no request, no wait), which is
  * what its code adds to each request.
  *
@@ -17,6 +18,7 @@
  * thread then adds to the CPU figures, so a profiled run's figures are for the profile only.
  */
 import { BillsApi, BillsRateLimiter } from "@account-bills/core"
+import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as ManagedRuntime from "effect/ManagedRuntime"
@@ -33,7 +35,7 @@ export interface LimiterWaitRun {
   readonly requests: number
   readonly cpuPerRequestMs: number
   readonly seconds: number
-  /** Plain sleeps (paced) or waits of a millisecond or more (limited) in the run. */
+  /** Calls that slept: for the limiter (limited) or before it (paced). */
   readonly waits: number
 }
 
@@ -45,6 +47,25 @@ export interface LimiterWaitFigures {
 
 /** A window before the data set's first bill: every page is empty. */
 const empty = { after: dataSet.startMillis - 60_000, before: dataSet.startMillis - 1 }
+
+/** The default clock, telling `onSleep` how long each sleep asked for is (ms). */
+const recordingClock = (onSleep: (millis: number) => void): Clock.Clock => {
+  const clock = Clock.make()
+  return {
+    [Clock.ClockTypeId]: Clock.ClockTypeId,
+    unsafeCurrentTimeMillis: () => clock.unsafeCurrentTimeMillis(),
+    unsafeCurrentTimeNanos: () => clock.unsafeCurrentTimeNanos(),
+    currentTimeMillis: clock.currentTimeMillis,
+    currentTimeNanos: clock.currentTimeNanos,
+    sleep: (duration) => {
+      onSleep(Duration.toMillis(duration))
+      return clock.sleep(duration)
+    }
+  }
+}
+
+/** Sleeps at least this long are a request's timeout (10 s by default), not the limiter's waits. */
+const timeoutSleep = 5_000
 
 /** The median of some numbers (0 for none). */
 const medianOf = (values: ReadonlyArray<number>): number => {
@@ -92,32 +113,33 @@ export const limiterWaitBench = async (url: string, requests: number, rounds: nu
     session.connect()
     await session.post("Profiler.enable")
   }
-  // What the last limited run waited before each call, and how long a free call takes.
+  // What the last limited run slept in each call.
   let waited: ReadonlyArray<number> = []
-  let freeCall = 0
   const once = async (mode: LimiterWaitMode, count: number, profileAs?: string): Promise<LimiterWaitRun> => {
     const runtime = mode === "limited" ? runtimes.limited : runtimes.free
     const pace = waited
-    const calls: Array<number> = []
+    const slept = Array.from({ length: count }, () => 0)
+    let current = 0
+    const clock = recordingClock((millis) => {
+      if (millis < timeoutSleep) slept[current] = (slept[current] ?? 0) + millis
+    })
     const profiled = session !== undefined && profileAs !== undefined
     if (profiled) await session.post("Profiler.start")
     const cpu = process.cpuUsage()
     const started = performance.now()
     const pages = await runtime.runPromise(
       Effect.flatMap(BillsApi, (api) => {
-        const call = Effect.suspend(() => {
-          const sent = performance.now()
-          return Effect.tap(api.spotBills(empty), () => void calls.push(performance.now() - sent))
-        })
+        const call = api.spotBills(empty)
         return Effect.forEach(
           Array.from({ length: count }, (_, i) => i),
           (i) => {
+            current = i
             const wait = mode === "paced" ? (pace[i] ?? 0) : 0
             return wait > 0 ? Effect.zipRight(Effect.sleep(Duration.millis(wait)), call) : call
           },
           { concurrency: 1 }
         )
-      })
+      }).pipe(Effect.withClock(clock))
     )
     const used = process.cpuUsage(cpu)
     if (profiled && profileDir !== undefined) {
@@ -126,15 +148,13 @@ export const limiterWaitBench = async (url: string, requests: number, rounds: nu
     }
     if (pages.some((page) => page.length > 0))
       throw new Error("limiter wait bench: a page that should be empty was not")
-    if (mode === "free") freeCall = medianOf(calls)
-    // A limited call's wait: its wall time less a free call's, where that is a millisecond or more.
-    if (mode === "limited") waited = calls.map((ms) => (ms - freeCall >= 1 ? Math.round(ms - freeCall) : 0))
+    if (mode === "limited") waited = slept
     return {
       mode,
       requests: count,
       cpuPerRequestMs: (used.user + used.system) / 1000 / count,
       seconds: (performance.now() - started) / 1000,
-      waits: (mode === "paced" ? pace : mode === "limited" ? waited : []).filter((ms) => ms > 0).length
+      waits: slept.filter((ms) => ms > 0).length
     }
   }
   try {
