@@ -14,8 +14,9 @@
  * what its code adds to each request.
  *
  * `LIMITER_WAIT_PROFILE=dir` profiles every measured run with V8's sampling profiler (the
- * inspector, in this process) into `dir/<free|limited>-<round>.cpuprofile`; the sampler's own
- * thread then adds to the CPU figures, so a profiled run's figures are for the profile only.
+ * inspector, in this process) into `dir/<mode>-<round>.cpuprofile` and prints each mode's self
+ * time per request by where it falls; the sampler's own thread then adds to the CPU figures, so
+ * a profiled run's figures are for the profile only.
  */
 import { BillsApi, BillsRateLimiter } from "@account-bills/core"
 import * as Clock from "effect/Clock"
@@ -23,6 +24,7 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as ManagedRuntime from "effect/ManagedRuntime"
 import { writeFile } from "node:fs/promises"
+import type { Profiler } from "node:inspector"
 import { Session } from "node:inspector/promises"
 import * as path from "node:path"
 import { clientLayer, dataSet } from "./client.js"
@@ -66,6 +68,38 @@ const recordingClock = (onSleep: (millis: number) => void): Clock.Clock => {
 
 /** Sleeps at least this long are a request's timeout (10 s by default), not the limiter's waits. */
 const timeoutSleep = 5_000
+
+/** A `.cpuprofile` as the inspector returns it: the call tree's nodes, and which one each sample hit. */
+type CpuProfile = Profiler.Profile
+
+/** Where a frame's self time falls, by its function and script. */
+const whereOf = (functionName: string, url: string): string | undefined => {
+  if (functionName === "(idle)") return undefined
+  if (functionName === "(garbage collector)") return "garbage collection"
+  if (url === "") return functionName === "(program)" ? "V8, unattributed" : "native (socket writes and reads, ...)"
+  if (url.startsWith("node:")) return "node's own JavaScript"
+  if (/\/node_modules\/effect\//.test(url)) return "the effect runtime"
+  if (/undici|@effect\/platform/.test(url)) return "undici and @effect/platform"
+  if (/BillsRateLimiter|permitRule/.test(url)) return "ours: the limiter"
+  if (/packages\/core\/src\//.test(url)) return "ours: the rest of the client"
+  return "other packages"
+}
+
+/** Self time per request (ms) by where it falls, summed over profiles of `requests` requests each. */
+const selfTime = (profiles: ReadonlyArray<CpuProfile>, requests: number): Map<string, number> => {
+  const sums = new Map<string, number>()
+  for (const profile of profiles) {
+    const nodes = new Map(profile.nodes.map((node) => [node.id, node.callFrame]))
+    const samples = profile.samples ?? []
+    samples.forEach((id, i) => {
+      const frame = nodes.get(id)
+      const where = frame === undefined ? undefined : whereOf(frame.functionName, frame.url)
+      const micros = profile.timeDeltas?.[i + 1] ?? 0
+      if (where !== undefined) sums.set(where, (sums.get(where) ?? 0) + micros / 1000 / requests / profiles.length)
+    })
+  }
+  return sums
+}
 
 /** The median of some numbers (0 for none). */
 const medianOf = (values: ReadonlyArray<number>): number => {
@@ -113,6 +147,7 @@ export const limiterWaitBench = async (url: string, requests: number, rounds: nu
     session.connect()
     await session.post("Profiler.enable")
   }
+  const profiles: Record<LimiterWaitMode, Array<CpuProfile>> = { free: [], limited: [], paced: [] }
   // What the last limited run slept in each call.
   let waited: ReadonlyArray<number> = []
   const once = async (mode: LimiterWaitMode, count: number, profileAs?: string): Promise<LimiterWaitRun> => {
@@ -145,6 +180,7 @@ export const limiterWaitBench = async (url: string, requests: number, rounds: nu
     if (profiled && profileDir !== undefined) {
       const { profile } = await session.post("Profiler.stop")
       await writeFile(path.join(profileDir, `${profileAs}.cpuprofile`), JSON.stringify(profile))
+      profiles[mode].push(profile)
     }
     if (pages.some((page) => page.length > 0))
       throw new Error("limiter wait bench: a page that should be empty was not")
@@ -167,6 +203,16 @@ export const limiterWaitBench = async (url: string, requests: number, rounds: nu
       const order: ReadonlyArray<LimiterWaitMode> =
         round % 2 === 0 ? ["free", "limited", "paced"] : ["paced", "limited", "free"]
       for (const mode of order) runs.push(await once(mode, requests, `${mode}-${round}`))
+    }
+    if (session !== undefined) {
+      const modes = ["free", "limited", "paced"] as const
+      const sums = modes.map((mode) => selfTime(profiles[mode], requests))
+      const wheres = [...new Set(sums.flatMap((sum) => [...sum.keys()]))]
+      console.error(`self time per request, ms (${modes.join(", ")}):`)
+      for (const where of wheres.sort((a, b) => (sums[1]?.get(b) ?? 0) - (sums[1]?.get(a) ?? 0)))
+        console.error(
+          `  ${where.padEnd(40)} ${sums.map((sum) => (sum.get(where) ?? 0).toFixed(2).padStart(6)).join(" ")}`
+        )
     }
     return { runs, permitMicros: await permitCost(20_000) }
   } finally {
