@@ -136,26 +136,48 @@ export class BillsRateLimiter extends Context.Tag("@account-bills/core/BillsRate
 const monotonicMillis = (clock: { readonly unsafeCurrentTimeNanos: () => bigint }): number =>
   Number(clock.unsafeCurrentTimeNanos()) / 1_000_000
 
-/** A permit in the window: when it was granted, and when its request was last at the server. */
+/**
+ * A permit in the window: when it was granted, and when its request was last at the server, as
+ * values once known. A taker that finds them known reads them without suspending (most takers,
+ * at any pace); only one that must wait for them makes the Deferred it waits on (making one
+ * costs more than the rest of a permit together).
+ */
 interface Slot {
-  readonly granted: Deferred.Deferred<number>
-  readonly settled: Deferred.Deferred<PermitRule.Settled>
+  grantedAt: number | undefined
+  settledAs: PermitRule.Settled | undefined
+  granted: Deferred.Deferred<number> | undefined
+  settled: Deferred.Deferred<PermitRule.Settled> | undefined
 }
 
 const never: Slot = {
-  granted: Deferred.unsafeMake<number>(FiberId.none),
-  settled: Deferred.unsafeMake<PermitRule.Settled>(FiberId.none)
-}
-Deferred.unsafeDone(never.granted, Effect.succeed(Number.NEGATIVE_INFINITY))
-Deferred.unsafeDone(
-  never.settled,
-  Effect.succeed({
+  grantedAt: Number.NEGATIVE_INFINITY,
+  settledAs: {
     granted: Number.NEGATIVE_INFINITY,
     finished: Number.NEGATIVE_INFINITY,
     serverTime: undefined,
     answered: false
-  })
-)
+  },
+  granted: undefined,
+  settled: undefined
+}
+
+/** The Deferred of a slot's grant, made on first need and completed at once if it is known. */
+const grantedOf = (slot: Slot): Deferred.Deferred<number> => {
+  if (slot.granted === undefined) {
+    slot.granted = Deferred.unsafeMake<number>(FiberId.none)
+    if (slot.grantedAt !== undefined) Deferred.unsafeDone(slot.granted, Effect.succeed(slot.grantedAt))
+  }
+  return slot.granted
+}
+
+/** The Deferred of a slot's outcome, made on first need and completed at once if it is known. */
+const settledOf = (slot: Slot): Deferred.Deferred<PermitRule.Settled> => {
+  if (slot.settled === undefined) {
+    slot.settled = Deferred.unsafeMake<PermitRule.Settled>(FiberId.none)
+    if (slot.settledAs !== undefined) Deferred.unsafeDone(slot.settled, Effect.succeed(slot.settledAs))
+  }
+  return slot.settled
+}
 
 /**
  * One window. Permit `p` waits for the request of permit `q = p - limit` to settle, then for
@@ -166,6 +188,12 @@ Deferred.unsafeDone(
  * granted, so takers are served in arrival order. A taker interrupted before its grant hands
  * its place on: its slot takes the grant time and the outcome of the slot before it, which is
  * the one its dependents must then wait for instead.
+ *
+ * Waiting costs CPU per request whatever the limiter does (each wake-up from a timer does), so
+ * the limiter adds as little as it can to it: a taker whose slots are done does not suspend, a
+ * permit whose window is open does not sleep, one that must wait sleeps once on the fiber that
+ * asked (no fiber is forked for it, but while the rule does not trust, below), and the
+ * bookkeeping after the request is plain code, not effects.
  */
 const slidingWindow = (limit: number, spacing: number) => {
   const slots: Array<Slot> = []
@@ -173,6 +201,22 @@ const slidingWindow = (limit: number, spacing: number) => {
   // Completed when the rule starts trusting stamps or round trips: permits waiting under the rule
   // that waits for answers may then go sooner.
   const trusted = Deferred.unsafeMake<void>(FiberId.none)
+  /** Sleeps until the window `settled` leaves open lets the next permit go, if it is not yet open. */
+  const untilEarliest = (settled: PermitRule.Settled) =>
+    Effect.clockWith((clock) => {
+      const wait = rule.opens(settled) + spacing - monotonicMillis(clock)
+      return wait > 0 ? clock.sleep(Duration.millis(Math.ceil(wait))) : Effect.void
+    })
+  /** The wait of a permit whose dependency has settled as `settled`. */
+  const placed = (settled: PermitRule.Settled): Effect.Effect<void> => {
+    if (rule.trusted() || !settled.answered) return untilEarliest(settled)
+    // Placed by its answer; should the rule start trusting meanwhile, placed again. Only until
+    // the rule trusts (the first window, or for good after a 429, when each wait is a window).
+    return Effect.flatMap(
+      Effect.raceFirst(Effect.as(untilEarliest(settled), true), Effect.as(Deferred.await(trusted), false)),
+      (slept) => (slept ? Effect.void : untilEarliest(settled))
+    )
+  }
   return <A, E, R>(
     request: Effect.Effect<A, E, R>,
     observe?: (outcome: Exit.Exit<unknown, unknown>) => PermitOutcome
@@ -181,58 +225,58 @@ const slidingWindow = (limit: number, spacing: number) => {
       Effect.suspend(() => {
         const previous = slots[slots.length - 1] ?? never
         const dependency = slots.length >= limit ? (slots[slots.length - limit] ?? never) : never
-        const mine: Slot = {
-          granted: Deferred.unsafeMake<number>(FiberId.none),
-          settled: Deferred.unsafeMake<PermitRule.Settled>(FiberId.none)
-        }
+        const mine: Slot = { grantedAt: undefined, settledAs: undefined, granted: undefined, settled: undefined }
         slots.push(mine)
         if (slots.length > limit) slots.shift()
-        const clockNow = Effect.clockWith((clock) => Effect.succeed(monotonicMillis(clock)))
-        const wait = Effect.gen(function* () {
-          yield* Deferred.await(previous.granted)
-          const settled = yield* Deferred.await(dependency.settled)
-          const untilEarliest = Effect.gen(function* () {
-            const earliest = rule.opens(settled) + spacing
-            const now = yield* clockNow
-            if (earliest > now) yield* Effect.sleep(Duration.millis(Math.ceil(earliest - now)))
+        const known = dependency.settledAs
+        const wait =
+          previous.grantedAt !== undefined && known !== undefined
+            ? placed(known)
+            : Effect.zipRight(
+                Effect.suspend(() => Deferred.await(grantedOf(previous))),
+                Effect.flatMap(
+                  Effect.suspend(() => Deferred.await(settledOf(dependency))),
+                  placed
+                )
+              )
+        const run = Effect.clockWith((clock) => {
+          const granted = monotonicMillis(clock)
+          mine.grantedAt = granted
+          if (mine.granted !== undefined) Deferred.unsafeDone(mine.granted, Effect.succeed(granted))
+          return Effect.flatMap(Effect.exit(restore(request)), (exit) => {
+            const ended = monotonicMillis(clock)
+            // An interrupted request may be on the wire still and reach the server after this
+            // instant (the consumer stopped, a pass reached its bound): its slot lasts until it can
+            // no longer arrive, the longest round trip seen from its grant, or a window before any.
+            const finished = Exit.isInterrupted(exit)
+              ? Math.max(ended, granted + (rule.longestRoundTrip() ?? spacing))
+              : ended
+            const outcome = observe?.(exit)
+            const serverTime = outcome?.serverTime
+            const settled: PermitRule.Settled = {
+              granted,
+              finished,
+              serverTime,
+              answered: outcome?.answered ?? serverTime !== undefined
+            }
+            rule.record(settled, outcome?.rateLimited === true)
+            if (rule.trusted()) Deferred.unsafeDone(trusted, Effect.void)
+            mine.settledAs = settled
+            if (mine.settled !== undefined) Deferred.unsafeDone(mine.settled, Effect.succeed(settled))
+            return exit
           })
-          if (rule.trusted() || !settled.answered) return yield* untilEarliest
-          // Placed by its answer; should the rule start trusting meanwhile, placed again.
-          const slept = yield* Effect.raceFirst(
-            Effect.as(untilEarliest, true),
-            Effect.as(Deferred.await(trusted), false)
-          )
-          if (!slept) yield* untilEarliest
-        })
-        const run = Effect.gen(function* () {
-          const granted = yield* clockNow
-          yield* Deferred.succeed(mine.granted, granted)
-          const exit = yield* Effect.exit(restore(request))
-          const ended = yield* clockNow
-          // An interrupted request may be on the wire still and reach the server after this
-          // instant (the consumer stopped, a pass reached its bound): its slot lasts until it can
-          // no longer arrive, the longest round trip seen from its grant, or a window before any.
-          const finished = Exit.isInterrupted(exit)
-            ? Math.max(ended, granted + (rule.longestRoundTrip() ?? spacing))
-            : ended
-          const outcome = observe?.(exit)
-          const serverTime = outcome?.serverTime
-          const settled: PermitRule.Settled = {
-            granted,
-            finished,
-            serverTime,
-            answered: outcome?.answered ?? serverTime !== undefined
-          }
-          rule.record(settled, outcome?.rateLimited === true)
-          if (rule.trusted()) yield* Deferred.succeed(trusted, undefined)
-          yield* Deferred.succeed(mine.settled, settled)
-          return yield* exit
         })
         return restore(wait).pipe(
           Effect.onInterrupt(() =>
             Effect.all([
-              Deferred.completeWith(mine.granted, Deferred.await(previous.granted)),
-              Deferred.completeWith(mine.settled, Deferred.await(previous.settled))
+              Deferred.completeWith(
+                grantedOf(mine),
+                Effect.suspend(() => Deferred.await(grantedOf(previous)))
+              ),
+              Deferred.completeWith(
+                settledOf(mine),
+                Effect.suspend(() => Deferred.await(settledOf(previous)))
+              )
             ])
           ),
           Effect.zipRight(run)
