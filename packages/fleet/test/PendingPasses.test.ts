@@ -17,6 +17,7 @@ import { statementsOf } from "../../store/test/support/statements.js"
 import { freshDatabase, postgresUrl, testKey } from "./support/services.js"
 
 const labels = ["desk", "a.b@c+d-1", "Z9", "x_y", "treasury-2026"]
+const older = `bureau ünd Ständer ラベル ${"x".repeat(80)}`
 const credentials = (n: number) => ({
   apiKey: Redacted.make(`key-${n}`),
   secret: Redacted.make(`secret-${n}`),
@@ -36,6 +37,9 @@ describe.skipIf(postgresUrl === undefined)("the reconciler's statements", () => 
         const accounts = yield* FleetAccounts
         for (const [i, label] of labels.entries()) yield* accounts.add(label, credentials(i))
         const sql = yield* SqlClient.SqlClient
+        // A label an older version let in (any characters, any length), written as it wrote it.
+        yield* sql`INSERT INTO fleet_accounts (label, fingerprint, sealed, added_at, updated_at)
+          VALUES (${older}, 'f', 's', 0, 0)`
         let id = 0
         const message = (label: string, processed: boolean, kind = 0) => {
           id++
@@ -48,14 +52,15 @@ describe.skipIf(postgresUrl === undefined)("the reconciler's statements", () => 
           sql`INSERT INTO cluster_replies (id, kind, request_id, payload) VALUES (${1000 + request}, 0, ${request}, '{}')`
         // Every account without a pass: all of them are due.
         const none = yield* statementsOf(PendingPasses.unscheduled)
-        expect(none.result).toEqual([...labels].sort())
+        expect(none.result).toEqual([...labels, older].sort())
         expect(none.sent).toHaveLength(1)
         // A pending pass (by the id `entityIdOf` gives) takes its account out; a processed one, or
         // a message of another kind, does not.
         yield* message("desk", false)
         yield* message("Z9", false)
+        yield* message(older, false)
         yield* message("a.b@c+d-1", true)
-        yield* reply(3)
+        yield* reply(4)
         yield* message("x_y", false, 1)
         const some = yield* statementsOf(PendingPasses.unscheduled)
         expect(some.result).toEqual(["a.b@c+d-1", "treasury-2026", "x_y"])
@@ -71,10 +76,11 @@ describe.skipIf(postgresUrl === undefined)("the reconciler's statements", () => 
         expect(left.map((row) => [Number(row.id), row.processed])).toEqual([
           [1, false],
           [2, false],
-          [4, false],
+          [3, false],
           [5, false],
           [6, false],
-          [7, false]
+          [7, false],
+          [8, false]
         ])
         expect(yield* sql`SELECT id FROM cluster_replies`).toEqual([])
       }).pipe(Effect.provide(services))
