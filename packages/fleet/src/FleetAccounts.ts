@@ -86,7 +86,9 @@ export interface FleetAccountsShape {
    * Records how a pass of the account ended, per kind, and whether the exchange refused its
    * credentials (`undefined`: the pass did not reach the exchange, the count stays). Answers the
    * passes refused in a row, kept in the account's row so that the backoff they set survives the
-   * entity, the runner and a hand-over.
+   * entity, the runner and a hand-over. Since 0.2.0 a pass without failure or refusal, of an
+   * account whose `open` (with an owner) found no failure and no refusal recorded, writes
+   * nothing: there is nothing to change.
    */
   readonly record: (
     label: string,
@@ -278,15 +280,22 @@ export const make = (
       )
     )
 
-    type Sealed = { readonly fingerprint: string; readonly sealed: string }
+    // The accounts a runner has opened for a pass whose row held no failure and no refusal: the
+    // pass's `record` of a clean end has nothing to change there, and sends nothing (most passes
+    // of a fleet find nothing and fail nothing). Taken by the next `record` of the label.
+    const clean = new Set<string>()
+    type Sealed = { readonly fingerprint: string; readonly sealed: string; readonly clean?: boolean }
     const open = (label: string, owner?: string | undefined) =>
       mapped(
         Effect.gen(function* () {
           const rows = yield* owner === undefined
             ? sql<Sealed>`SELECT fingerprint, sealed FROM fleet_accounts WHERE label = ${label}`
             : sql<Sealed>`UPDATE fleet_accounts SET owner = ${owner}, owner_seen = ${yield* now}
-                WHERE label = ${label} RETURNING fingerprint, sealed`
+                WHERE label = ${label} RETURNING fingerprint, sealed,
+                  (funding_error IS NULL AND spot_error IS NULL AND contract_error IS NULL AND refusals = 0) AS clean`
           const row = rows[0]
+          if (row?.clean === true) clean.add(label)
+          else clean.delete(label)
           if (row === undefined) return yield* new FleetAccountUnknown({ label })
           const credentials = yield* (yield* cipher).open(label, row.sealed)
           const account: StoreAccount.StoreAccount = { fingerprint: row.fingerprint, label, id: label }
@@ -295,6 +304,15 @@ export const make = (
       )
 
     const record = (label: string, errors: PassErrors, refused?: boolean | undefined) =>
+      // A clean end of a pass that opened a clean row changes nothing there: no failure to set
+      // or clear, refusals 0 and kept 0. `status`'s last pass is then the pass's beginning, which
+      // `open` wrote.
+      Effect.suspend(() =>
+        clean.delete(label) && refused !== true && Object.values(errors).every((error) => error === undefined)
+          ? Effect.succeed(0)
+          : recordRow(label, errors, refused)
+      )
+    const recordRow = (label: string, errors: PassErrors, refused: boolean | undefined) =>
       mapped(
         Effect.flatMap(now, (at) => {
           const funding = "funding" in errors

@@ -37,6 +37,7 @@ import * as FleetObservability from "./FleetObservability.js"
 import * as DatabaseClock from "./internal/databaseClock.js"
 import { driverReason } from "./internal/driverReason.js"
 import * as OneAtATime from "./internal/oneAtATime.js"
+import * as PendingPasses from "./internal/pendingPasses.js"
 import * as Egress from "./internal/egress.js"
 import * as ReservedInOrder from "./internal/reservedInOrder.js"
 import * as Stopping from "./internal/stopping.js"
@@ -128,22 +129,6 @@ const passFigures = (outcomes: ReadonlyArray<AccountPass.KindOutcome>): Record<s
       [`${outcome.kind}_added`, outcome.added]
     ])
   )
-
-/** Pending (unprocessed) pass messages per account, in the cluster's message table. */
-const pendingPasses = Effect.gen(function* () {
-  const sql = yield* SqlClient.SqlClient
-  const rows = yield* sql<{ readonly entity_id: string; readonly n: number | string }>`
-    SELECT entity_id, COUNT(*) AS n FROM cluster_messages
-    WHERE entity_type = ${entityType} AND processed = false AND kind = 0 GROUP BY entity_id`
-  return new Map(rows.map((row) => [row.entity_id, Number(row.n)]))
-})
-
-const purgeProcessed = Effect.gen(function* () {
-  const sql = yield* SqlClient.SqlClient
-  yield* sql`DELETE FROM cluster_replies WHERE request_id IN (
-    SELECT id FROM cluster_messages WHERE entity_type = ${entityType} AND processed = true)`
-  yield* sql`DELETE FROM cluster_messages WHERE entity_type = ${entityType} AND processed = true`
-})
 
 const entityLayer = (
   options: FleetRunnerOptions,
@@ -299,22 +284,20 @@ const reconciler = (options: FleetRunnerOptions) =>
       // One account that cannot be scheduled never holds back another, and the purge runs
       // whatever the sends did.
       const round = Effect.gen(function* () {
-        const listed = yield* accounts.list
-        const pending = yield* pendingPasses
+        const due = yield* PendingPasses.unscheduled
         const now = yield* Effect.clockWith((clock) => clock.currentTimeMillis)
-        const due = listed.filter((account) => (pending.get(entityIdOf(account.label)) ?? 0) === 0)
         yield* Effect.forEach(
           due,
-          (account) =>
-            makeClient(entityIdOf(account.label))
-              .Pass(new PassRequest({ at: now, label: account.label }), { discard: true })
+          (label) =>
+            makeClient(entityIdOf(label))
+              .Pass(new PassRequest({ at: now, label }), { discard: true })
               .pipe(
                 Effect.catchAllCause((cause) =>
-                  Effect.logWarning(`cannot schedule a pass of ${account.label}`, cause).pipe(
+                  Effect.logWarning(`cannot schedule a pass of ${label}`, cause).pipe(
                     Effect.zipRight(
                       Effect.ignore(
                         accounts.record(
-                          account.label,
+                          label,
                           Object.fromEntries(
                             BillKind.literals.map((kind) => [
                               kind,
@@ -332,7 +315,7 @@ const reconciler = (options: FleetRunnerOptions) =>
       }).pipe(
         Effect.catchAllCause((cause) => Effect.logWarning("fleet reconciliation failed", cause)),
         Effect.zipRight(
-          purgeProcessed.pipe(
+          PendingPasses.purgeProcessed.pipe(
             Effect.catchAllCause((cause) => Effect.logWarning("purging processed passes failed", cause))
           )
         )

@@ -106,4 +106,37 @@ describe.skipIf(postgresUrl === undefined)("FleetAccounts on PostgreSQL", () => 
       }).pipe(Effect.provide(open(db, testKey)))
     })
   )
+
+  it.live("a clean pass of a clean account records nothing; a failure, a refusal and their clearing do", () =>
+    Effect.gen(function* () {
+      const db = yield* freshDatabase(postgresUrl ?? "")
+      yield* Effect.gen(function* () {
+        const accounts = yield* FleetAccounts
+        yield* accounts.add("desk", credentials(1))
+        const runner = "127.0.0.1:34431"
+        const pass = (errors: Parameters<typeof accounts.record>[1], refused: boolean) =>
+          Effect.zipRight(accounts.open("desk", runner), statementsOf(accounts.record("desk", errors, refused)))
+        const row = Effect.map(accounts.list, (rows) => rows[0]?.errors)
+        // Nothing failed before, nothing failed now: no write.
+        const clean = yield* pass({ funding: undefined, spot: undefined, contract: undefined }, false)
+        expect([clean.result, clean.sent]).toEqual([0, []])
+        // A failure is written, and so is the clean pass that clears it.
+        const failed = yield* pass({ funding: undefined, spot: "the exchange is away", contract: undefined }, false)
+        expect(failed.sent).toHaveLength(1)
+        expect((yield* row)?.spot).toBe("the exchange is away")
+        const cleared = yield* pass({ funding: undefined, spot: undefined, contract: undefined }, false)
+        expect(cleared.sent).toHaveLength(1)
+        expect((yield* row)?.spot).toBeUndefined()
+        // A refusal counts, and the clean pass after it sets the count back to 0 in a write.
+        const refused = yield* pass({ funding: "refused", spot: "refused" }, true)
+        expect([refused.result, refused.sent.length]).toEqual([1, 1])
+        const back = yield* pass({ funding: undefined, spot: undefined }, false)
+        expect([back.result, back.sent.length]).toEqual([0, 1])
+        expect(yield* row).toEqual({ funding: undefined, spot: undefined, contract: undefined })
+        // A record without a runner's open before it (the reconciler's) always writes.
+        const unopened = yield* statementsOf(accounts.record("desk", { funding: undefined }))
+        expect(unopened.sent).toHaveLength(1)
+      }).pipe(Effect.provide(open(db, testKey)))
+    })
+  )
 })

@@ -9,6 +9,7 @@
  * @since 0.1.0
  */
 import { type BillsApi, type BillsError, BillKind as BillKinds, TimeBound, type TimeInput } from "@account-bills/core"
+import * as Chunk from "effect/Chunk"
 import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -17,7 +18,7 @@ import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import { type BillKind, BillsStore, type SyncState } from "./BillsStore.js"
-import { kindWalks } from "./internal/kindWalks.js"
+import { kindWalks, type WalkPage } from "./internal/kindWalks.js"
 import * as LeaseHolder from "./internal/leaseHolder.js"
 import type { StoreAccount } from "./StoreAccount.js"
 import { StoreUnavailable, type SyncStoreError } from "./StoreErrors.js"
@@ -196,50 +197,70 @@ const syncKind = (options: SyncOptions, kind: BillKind) =>
       ({ reason }) =>
         new StoreUnavailable({ target: store.target, reason: `the stored cursor of ${account} ${kind}: ${reason}` })
     )
-    // Each page paired with what follows it, a failure included (as a value, so that the page
-    // before it still commits): a page with nothing after it is this run's last, and lets the
-    // lease go in its own statement. The walk's `done` does not say that: a window walk may end
-    // with more than one page marked done.
-    const paged = Stream.zipWithNext(Stream.either(ahead(bounded(pages, options))))
-    const tally = yield* Stream.runFoldEffect(
-      paged,
-      { pages: 0, requests: 0, added: 0, window: { from: from ?? 0, to: 0 }, done: false } satisfies Tally,
-      (before, [current, next]): Effect.Effect<Tally, BillsError | SyncStoreError> =>
-        Effect.gen(function* () {
-          if (Either.isLeft(current)) return yield* Effect.fail(current.left)
-          const page = current.right
-          const last = Option.isNone(next)
-          // Past a history horizon the exchange serves nothing older than `servedFrom`: the store
-          // holds completely what is served, so that is where its covered window starts.
-          const window = { from: Math.max(page.cursor.from ?? 0, page.cursor.servedFrom ?? 0), to: page.cursor.end }
-          const added = yield* store.commitPage({
-            account,
-            kind,
-            owner,
-            leaseMillis,
-            bills: page.bills,
-            cursor: page.encoded,
-            finished: page.cursor.done ? window : undefined,
-            agedOut: page.cursor.done ? agedOutWith(state, window) : undefined,
-            order: page.order,
-            // This run's last page lets the lease go in its own statement: nothing follows it.
-            release: last
-          })
-          if (last) yield* letGo
-          const after = {
-            pages: before.pages + 1,
-            // This run's requests: a resumed cursor's tally counts the earlier run's too.
-            requests: page.cursor.requests - earlierRequests,
-            added: before.added + added,
-            window,
-            done: page.cursor.done
-          }
-          if (options.onPage !== undefined) {
-            yield* options.onPage({ kind, pages: after.pages, requests: after.requests, added: after.added })
-          }
-          return after
+    // Each page is taken with what follows it, a failure included (taken as a value, so that the
+    // page before it still commits): a page with nothing after it is this run's last, and lets
+    // the lease go in its own statement. The walk's `done` does not say that: a window walk may
+    // end with more than one page marked done. Pulled by hand rather than through
+    // `Stream.zipWithNext` and a fold: a fleet runs this for every kind of every account every
+    // interval, and each stream stage costs its channel's machinery per run and per page.
+    const pull = yield* Stream.toPull(ahead(bounded(pages, options)))
+    let queued: Array<WalkPage> = []
+    let ended = false
+    const next: Effect.Effect<Option.Option<Either.Either<WalkPage, BillsError>>> = Effect.suspend(() => {
+      const queuedPage = queued.shift()
+      if (queuedPage !== undefined) return Effect.succeed(Option.some(Either.right(queuedPage)))
+      if (ended) return Effect.succeed(Option.none())
+      return Effect.matchEffect(pull, {
+        onFailure: (failure) => {
+          ended = true
+          return Effect.succeed(Option.map(failure, Either.left))
+        },
+        onSuccess: (chunk) => {
+          queued = Chunk.toArray(chunk)
+          return next
+        }
+      })
+    })
+    const commit = (before: Tally, page: WalkPage, last: boolean): Effect.Effect<Tally, SyncStoreError> =>
+      Effect.gen(function* () {
+        // Past a history horizon the exchange serves nothing older than `servedFrom`: the store
+        // holds completely what is served, so that is where its covered window starts.
+        const window = { from: Math.max(page.cursor.from ?? 0, page.cursor.servedFrom ?? 0), to: page.cursor.end }
+        const added = yield* store.commitPage({
+          account,
+          kind,
+          owner,
+          leaseMillis,
+          bills: page.bills,
+          cursor: page.encoded,
+          finished: page.cursor.done ? window : undefined,
+          agedOut: page.cursor.done ? agedOutWith(state, window) : undefined,
+          order: page.order,
+          // This run's last page lets the lease go in its own statement: nothing follows it.
+          release: last
         })
-    )
+        if (last) yield* letGo
+        const after = {
+          pages: before.pages + 1,
+          // This run's requests: a resumed cursor's tally counts the earlier run's too.
+          requests: page.cursor.requests - earlierRequests,
+          added: before.added + added,
+          window,
+          done: page.cursor.done
+        }
+        if (options.onPage !== undefined) {
+          yield* options.onPage({ kind, pages: after.pages, requests: after.requests, added: after.added })
+        }
+        return after
+      })
+    let tally: Tally = { pages: 0, requests: 0, added: 0, window: { from: from ?? 0, to: 0 }, done: false }
+    let current = yield* next
+    while (Option.isSome(current)) {
+      if (Either.isLeft(current.value)) return yield* Effect.fail(current.value.left)
+      const following = yield* next
+      tally = yield* commit(tally, current.value.right, Option.isNone(following))
+      current = following
+    }
     const stored = options.countStored === false ? undefined : yield* store.count(account, kind)
     return {
       kind,
@@ -271,7 +292,9 @@ export const run: (
 )(function* (options: SyncOptions) {
   const store = yield* BillsStore
   if (options.registered !== true) yield* store.register(options.account)
-  return yield* Effect.forEach(options.kinds ?? BillKinds.literals, (kind) => syncKind(options, kind), {
-    concurrency: "unbounded"
+  const kinds = options.kinds ?? BillKinds.literals
+  // A fleet's pass syncs one kind a call: no fiber of its own for it.
+  return yield* Effect.forEach(kinds, (kind) => syncKind(options, kind), {
+    concurrency: kinds.length > 1 ? "unbounded" : 1
   })
 })

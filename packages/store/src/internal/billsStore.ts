@@ -82,13 +82,23 @@ export const make = (
         ? Effect.fail(new StoreAccountMismatch({ label: account.id }))
         : Effect.void
 
+    // The rows of `ab_accounts` this store has read: an account's row is never changed or
+    // removed once written (nothing updates or deletes it), so the key it names stays the key it
+    // named. A fleet registers every account at every pass; after the first, no statement.
+    const seen = new Map<string, string>()
+    const remember = (row: Option.Option<{ readonly fingerprint: string }>, id: string) => {
+      if (Option.isSome(row)) seen.set(id, row.value.fingerprint)
+      return row
+    }
     // An account is registered once, and every pass of it comes back: a row already there with
-    // the same fingerprint is read, not written again.
-    const register = (account: StoreAccount) =>
-      mapped(
-        Effect.flatMap(accountRows.byId(account.id), (known) =>
-          Option.isSome(known)
-            ? registered(account, known)
+    // the same fingerprint is read, not written again; a row read before is not read again.
+    const register = (account: StoreAccount) => {
+      const known = seen.get(account.id)
+      if (known !== undefined) return registered(account, Option.some({ fingerprint: known }))
+      return mapped(
+        Effect.flatMap(accountRows.byId(account.id), (row) =>
+          Option.isSome(row)
+            ? registered(account, remember(row, account.id))
             : sql.withTransaction(
                 Effect.gen(function* () {
                   yield* accountRows.insert({
@@ -96,11 +106,12 @@ export const make = (
                     fingerprint: account.fingerprint,
                     label: account.label ?? null
                   })
-                  return yield* registered(account, yield* accountRows.byId(account.id))
+                  return yield* registered(account, remember(yield* accountRows.byId(account.id), account.id))
                 })
               )
         )
       )
+    }
 
     const state = (account: string, kind: BillKind) =>
       mapped(Effect.map(syncRows.read({ account, kind }), (found) => stateOf(Option.getOrUndefined(found))))
