@@ -30,7 +30,7 @@ import * as AccountPass from "./AccountPass.js"
 import { AddressBudget } from "./AddressBudget.js"
 import { FleetAccounts } from "./FleetAccounts.js"
 import type { FleetCipher } from "./FleetCipher.js"
-import { AccountEntity, entityIdOf, entityType, PassRequest } from "./FleetEntity.js"
+import { AccountEntity, entityIdOf, PassRequest } from "./FleetEntity.js"
 import { type FleetNeedsPostgres, type FleetNotFound, FleetPortUnavailable, FleetUnavailable } from "./FleetErrors.js"
 import * as FleetDatabase from "./FleetDatabase.js"
 import * as FleetObservability from "./FleetObservability.js"
@@ -144,7 +144,6 @@ const entityLayer = (
       let label: string = entityId
       const owner = `${runner.host}:${runner.port}`
       const accounts = yield* FleetAccounts
-      const sql = yield* SqlClient.SqlClient
       const context = yield* Effect.context<AccountPass.PassServices>()
       // Once the runner stops, no grant is given: a pass sends nothing more (internal/stopping.ts).
       const withGrant = Stopping.withGrantUntil(stopping, Context.get(context, AddressBudget).withGrant)
@@ -171,10 +170,7 @@ const entityLayer = (
       const schedule = (after: number, at: number, kinds?: ReadonlyArray<BillKind>, allAt?: number) =>
         Effect.gen(function* () {
           // One chain of passes per account: another pending pass (the reconciler's) takes over.
-          const pending = yield* sql<{ readonly n: number | string }>`
-            SELECT COUNT(*) AS n FROM cluster_messages
-            WHERE entity_type = ${entityType} AND entity_id = ${entityId} AND processed = false AND kind = 0`
-          if (Number(pending[0]?.n ?? 0) > 1) return
+          if ((yield* PendingPasses.pending(entityId)) > 1) return
           yield* makeClient(entityId).Pass(new PassRequest({ at: Math.max(at, after + 1), label, kinds, allAt }), {
             discard: true
           })
@@ -383,7 +379,9 @@ export const layer = (
         error._tag === "SocketServerError"
           ? new FleetPortUnavailable({ host, port, reason: driverReason({ message: "", cause: error.cause }) })
           : unavailable(error)
-      const runner = Layer.mergeAll(accounts, reconciler(options), observed).pipe(
+      // After the cluster's tables: the index of pending passes goes on one of them.
+      const indexed = Layer.effectDiscard(Effect.mapError(PendingPasses.indexPending, unavailable))
+      const runner = Layer.mergeAll(accounts, reconciler(options), observed, indexed).pipe(
         Layer.provide(Layer.mapError(cluster, clusterFailure)),
         Layer.provide(FleetDatabase.accounts(options.db)),
         Layer.provide(NodeHttpClient.layerUndici)

@@ -5,12 +5,13 @@
  * failed on that `CREATE TABLE` and exited (`internal error: SqlError: Failed to execute
  * statement`, seen in CI). In one process, so that the starts meet within a millisecond.
  */
+import * as SqlClient from "@effect/sql/SqlClient"
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
-import { AddressBudget, FleetCipher, FleetRunner } from "../src/index.js"
+import { AddressBudget, FleetCipher, FleetDatabase, FleetRunner } from "../src/index.js"
 import { freePorts } from "./support/ports.js"
 import { freshDatabase, postgresUrl, testKey } from "./support/services.js"
 
@@ -39,6 +40,12 @@ describe.skipIf(postgresUrl === undefined)("runners started together on a fresh 
         )
         const failed = exits.filter(Exit.isFailure).map((exit) => String(exit.cause))
         expect(failed, `round ${round}`).toEqual([])
+        // The set-up ends with our index of pending passes on the cluster's message table.
+        const indexes = yield* Effect.flatMap(
+          SqlClient.SqlClient,
+          (sql) => sql`SELECT indexname FROM pg_indexes WHERE indexname = 'ab_fleet_pending_passes'`
+        ).pipe(Effect.provide(FleetDatabase.sql(db)), Effect.orDie)
+        expect(indexes, `round ${round}`).toHaveLength(1)
       }
     })
   )

@@ -7,6 +7,7 @@
 import * as ShardingConfig from "@effect/cluster/ShardingConfig"
 import * as SqlMessageStorage from "@effect/cluster/SqlMessageStorage"
 import * as SqlClient from "@effect/sql/SqlClient"
+import type * as Statement from "@effect/sql/Statement"
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -83,6 +84,25 @@ describe.skipIf(postgresUrl === undefined)("the reconciler's statements", () => 
           [8, false]
         ])
         expect(yield* sql`SELECT id FROM cluster_replies`).toEqual([])
+        // Both questions read the index of pending passes, not the whole table (a fleet's table
+        // holds a pending pass of every account): the plan with sequential scans priced out, as a
+        // table of many rows prices them, names it.
+        yield* PendingPasses.indexPending
+        const plan = (statement: Statement.Statement<unknown>) =>
+          sql.withTransaction(
+            Effect.gen(function* () {
+              yield* sql`SET LOCAL enable_seqscan = off`
+              const [text, params] = statement.compile()
+              const rows = yield* sql.unsafe<{ readonly "QUERY PLAN": string }>(`EXPLAIN ${text}`, params)
+              return rows.map((row) => row["QUERY PLAN"]).join("\n")
+            })
+          )
+        expect(yield* plan(PendingPasses.pendingStatement(sql, entityIdOf("desk")))).toContain(
+          "ab_fleet_pending_passes"
+        )
+        expect(yield* plan(PendingPasses.unscheduledStatement(sql))).toContain("ab_fleet_pending_passes")
+        expect(yield* PendingPasses.pending(entityIdOf("desk"))).toBe(1)
+        expect(yield* PendingPasses.pending(entityIdOf("nobody"))).toBe(0)
       }).pipe(Effect.provide(services))
     })
   )
