@@ -54,9 +54,9 @@ export interface SyncOptions {
   readonly maxPages?: number | undefined
   /**
    * Stop each kind after the first page that arrives once the clock (Effect's) reads this time,
-   * epoch ms; the next run resumes from the stored cursor, as at `maxPages`. A fleet bounds a
-   * pass in time with it, so that one kind's long walk does not hold back the others' next pass.
-   * (Since 0.2.0.)
+   * epoch ms; the next run resumes from the stored cursor, as at `maxPages` (and as there, at
+   * `concurrency` 1 every request made is a page kept). A fleet bounds a pass in time with it, so
+   * that one kind's long walk does not hold back the others' next pass. (Since 0.2.0.)
    */
   readonly until?: number | undefined
   /** Called after each committed page. */

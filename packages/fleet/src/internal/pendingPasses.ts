@@ -1,7 +1,8 @@
 /**
- * The reconciler's reads and writes of the cluster's message table: which accounts have no pass
- * pending, and the purge of processed passes. A round runs every few seconds on an idle fleet
- * too, so each is one statement.
+ * The fleet's reads and writes of the cluster's message table: how many passes of an account are
+ * pending (asked before each pass is scheduled), which accounts have none (the reconciler's round,
+ * every few seconds on an idle fleet too), the purge of processed passes, each one statement; and
+ * the index of ours the first two read.
  */
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
