@@ -4,8 +4,37 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as TestClock from "effect/TestClock"
-import { BillsRateLimiter, type PermitOutcome } from "../../src/index.js"
+import { BillsRateLimiter, type BillsRateLimiterShape, type PermitOutcome } from "../../src/index.js"
 import { busiestWindow } from "../support/fakeStack.js"
+
+/**
+ * A server reached through `limiter`: request `n` (in grant order) takes `up(n)` ms to the server,
+ * where it is counted and stamped, and 75 ms back; the answers carry the stamp, or nothing.
+ */
+const routeOf = (limiter: BillsRateLimiterShape, stamps: "stamped" | "stamp-free") => {
+  const arrivals: Array<number> = []
+  let sent = 0
+  const observe = (exit: Exit.Exit<unknown, unknown>): PermitOutcome => ({
+    serverTime: stamps === "stamped" && Exit.isSuccess(exit) && typeof exit.value === "number" ? exit.value : undefined,
+    rateLimited: false,
+    answered: true
+  })
+  const take = (up: (n: number) => number) =>
+    limiter.withPermit(
+      "spotBills",
+      observe
+    )(
+      Effect.gen(function* () {
+        const n = sent++
+        yield* Effect.sleep(Duration.millis(up(n)))
+        const stamp = yield* Effect.clockWith((clock) => clock.currentTimeMillis)
+        arrivals[n] = stamp
+        yield* Effect.sleep(Duration.millis(75))
+        return stamp
+      })
+    )
+  return { arrivals, take }
+}
 
 // What a loopback far run showed (bench/farTrace.ts, v2, 150 ms, a loaded machine): the first
 // request and the nine that followed its answer all spent 200+ ms on their way (new connections,
@@ -17,23 +46,9 @@ describe("BillsRateLimiter: a way there shorter than any seen moves permits alre
     it.effect(`${stamps}: a first window of slow ways, then a fast one, still at most 10 arrivals in any second`, () =>
       Effect.gen(function* () {
         const limiter = yield* BillsRateLimiter.make()
-        const arrivals: Array<number> = []
-        // `up` ms to the server (where it counts and stamps), 75 ms back.
-        const request = (up: number) =>
-          Effect.gen(function* () {
-            yield* Effect.sleep(Duration.millis(up))
-            const stamp = yield* Effect.clockWith((clock) => clock.currentTimeMillis)
-            arrivals.push(stamp)
-            yield* Effect.sleep(Duration.millis(75))
-            return stamp
-          })
-        const observe = (exit: Exit.Exit<unknown, unknown>): PermitOutcome => ({
-          serverTime:
-            stamps === "stamped" && Exit.isSuccess(exit) && typeof exit.value === "number" ? exit.value : undefined,
-          rateLimited: false,
-          answered: true
-        })
-        const take = (up: number) => limiter.withPermit("spotBills", observe)(request(up))
+        const route = routeOf(limiter, stamps)
+        const arrivals = route.arrivals
+        const take = (up: number) => route.take(() => up)
         const fiber = yield* Effect.fork(
           Effect.gen(function* () {
             // The first alone, nine at once after its answer: all 250 ms on the way (answers at 325 and 650).
@@ -74,27 +89,10 @@ describe("BillsRateLimiter: once the fastest way has settled, a slot costs its o
     it.effect(`${stamps}: request p + 10 reaches the server a window, the margin and p + 10's excess after p`, () =>
       Effect.gen(function* () {
         const limiter = yield* BillsRateLimiter.make()
-        const arrivals: Array<number> = []
-        const ways: Array<number> = []
-        let sent = 0
+        const route = routeOf(limiter, stamps)
+        const arrivals = route.arrivals
         // Request n takes 75 to 115 ms to the server (75 for the first), 75 ms back.
-        const request = Effect.gen(function* () {
-          const n = sent++
-          const up = 75 + ((n * 37) % 41)
-          ways[n] = up
-          yield* Effect.sleep(Duration.millis(up))
-          const stamp = yield* Effect.clockWith((clock) => clock.currentTimeMillis)
-          arrivals[n] = stamp
-          yield* Effect.sleep(Duration.millis(75))
-          return stamp
-        })
-        const observe = (exit: Exit.Exit<unknown, unknown>): PermitOutcome => ({
-          serverTime:
-            stamps === "stamped" && Exit.isSuccess(exit) && typeof exit.value === "number" ? exit.value : undefined,
-          rateLimited: false,
-          answered: true
-        })
-        const take = limiter.withPermit("spotBills", observe)(request)
+        const take = route.take((n) => 75 + ((n * 37) % 41))
         const fiber = yield* Effect.fork(
           Effect.zipRight(
             take,
