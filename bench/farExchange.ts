@@ -79,12 +79,19 @@ export const walkCeiling = (requests: number, roundTripMillis: number, marginMil
 
 /**
  * The exchange of the far rows (here and in `farModel.ts`): `count` bills of `account` over the 90
- * days before `end`, newest first, bounds inclusive, `roundTripMillis` away.
+ * days before `end`, newest first, bounds inclusive, `roundTripMillis` away, each way up to
+ * `jitterMillis / 2` longer (drawn from a fixed seed: what real time adds to the model).
  */
-export const farHistory = (account: BillKind, count: number, end: number, roundTripMillis: number) => ({
+export const farHistory = (
+  account: BillKind,
+  count: number,
+  end: number,
+  roundTripMillis: number,
+  jitterMillis = 0
+) => ({
   order: "newest-first" as const,
   bounds: "inclusive" as const,
-  latency: { millis: roundTripMillis },
+  latency: { millis: roundTripMillis, jitterMillis, seed: 5 },
   generate: {
     seed: 17,
     funding: account === "funding" ? count : 0,

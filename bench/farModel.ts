@@ -24,6 +24,8 @@ export interface FarModelRow {
   readonly apiVersion: "v2" | "v3"
   readonly account: BillKind
   readonly roundTripMillis: number
+  /** Each way up to half this longer, from a fixed seed (0: the steady route). */
+  readonly jitterMillis: number
   readonly bills: number
   readonly distinct: number
   readonly expected: number
@@ -42,6 +44,7 @@ const exportOnce = (options: {
   readonly apiVersion: "v2" | "v3"
   readonly account: BillKind
   readonly roundTripMillis: number
+  readonly jitterMillis: number
   readonly count: number
 }) =>
   Effect.gen(function* () {
@@ -90,7 +93,7 @@ const exportOnce = (options: {
       TestBillsApi.layerStack({
         apiVersion: options.apiVersion,
         rateLimit: {},
-        exchange: farHistory(options.account, options.count, end, options.roundTripMillis)
+        exchange: farHistory(options.account, options.count, end, options.roundTripMillis, options.jitterMillis)
       })
     ),
     Effect.provide(TestContext.TestContext)
@@ -102,12 +105,22 @@ export const farModel = (options: {
   readonly roundTrips: ReadonlyArray<number>
   readonly accounts: ReadonlyArray<BillKind>
   readonly apiVersions?: ReadonlyArray<"v2" | "v3">
+  /** Jitters to model besides the steady route (default: only 0). */
+  readonly jitters?: ReadonlyArray<number>
 }): Promise<ReadonlyArray<FarModelRow>> =>
   Effect.runPromise(
     Effect.forEach(
       (options.apiVersions ?? (["v2"] as const)).flatMap((apiVersion) =>
         options.roundTrips.flatMap((roundTripMillis) =>
-          options.accounts.map((account) => ({ apiVersion, account, roundTripMillis, count: options.count }))
+          (options.jitters ?? [0]).flatMap((jitterMillis) =>
+            options.accounts.map((account) => ({
+              apiVersion,
+              account,
+              roundTripMillis,
+              jitterMillis,
+              count: options.count
+            }))
+          )
         )
       ),
       exportOnce
@@ -119,10 +132,18 @@ export const requestLog = (row: FarModelRow): string =>
   row.arrivals.map((at, i) => `${i + 1}:${at}(+${at - (row.arrivals[i - 1] ?? at)})`).join(" ")
 
 if (process.argv[1]?.endsWith("farModel.ts")) {
-  const rows = await farModel({ count: 10_000, roundTrips: [150, 300], accounts: ["contract", "spot"] })
+  const listed = (flag: string, fallback: ReadonlyArray<string>) =>
+    process.argv.includes(flag) ? (process.argv[process.argv.indexOf(flag) + 1] ?? "").split(",") : fallback
+  const rows = await farModel({
+    count: 10_000,
+    roundTrips: listed("--rtt", ["150", "300"]).map(Number),
+    accounts: listed("--accounts", ["contract", "spot"]) as ReadonlyArray<BillKind>,
+    apiVersions: listed("--versions", ["v2"]) as ReadonlyArray<"v2" | "v3">,
+    jitters: listed("--jitter", ["0"]).map(Number)
+  })
   for (const row of rows) {
     console.log(
-      `${row.apiVersion} ${row.account} ${row.roundTripMillis} ms: ${row.requests} requests, share ${row.share.toFixed(3)} (${row.requestsPerSecond.toFixed(2)} of ${row.walkCeilingPerSecond.toFixed(2)}), ${row.rejected} x 429, ${row.distinct}/${row.expected} bills`
+      `${row.apiVersion} ${row.account} ${row.roundTripMillis} ms jitter ${row.jitterMillis}: ${row.requests} requests, share ${row.share.toFixed(3)} (${row.requestsPerSecond.toFixed(2)} of ${row.walkCeilingPerSecond.toFixed(2)}), ${row.rejected} x 429, ${row.distinct}/${row.expected} bills`
     )
     if (process.argv.includes("--log")) console.log(requestLog(row))
   }

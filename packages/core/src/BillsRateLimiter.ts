@@ -201,11 +201,23 @@ const slidingWindow = (limit: number, spacing: number) => {
   // Completed when the rule starts trusting stamps or round trips: permits waiting under the rule
   // that waits for answers may then go sooner.
   const trusted = Deferred.unsafeMake<void>(FiberId.none)
-  /** Sleeps until the window `settled` leaves open lets the next permit go, if it is not yet open. */
-  const untilEarliest = (settled: PermitRule.Settled) =>
+  /**
+   * Sleeps until the window `settled` leaves open lets the next permit go, if it is not yet open.
+   * What the rule learnt during the sleep can move that instant later (an answer showing a way
+   * there shorter than any seen, a 429): the permit then sleeps on to it. Never earlier, so a timer
+   * that fires a little early costs no second sleep.
+   */
+  const untilEarliest = (settled: PermitRule.Settled, edge = Number.NEGATIVE_INFINITY): Effect.Effect<void> =>
     Effect.clockWith((clock) => {
-      const wait = rule.opens(settled) + spacing - monotonicMillis(clock)
-      return wait > 0 ? clock.sleep(Duration.millis(Math.ceil(wait))) : Effect.void
+      const opens = rule.opens(settled) + spacing
+      if (opens <= edge) return Effect.void
+      const wait = opens - monotonicMillis(clock)
+      return wait > 0
+        ? Effect.zipRight(
+            clock.sleep(Duration.millis(Math.ceil(wait))),
+            Effect.suspend(() => untilEarliest(settled, opens))
+          )
+        : Effect.void
     })
   /** The wait of a permit whose dependency has settled as `settled`. */
   const placed = (settled: PermitRule.Settled): Effect.Effect<void> => {

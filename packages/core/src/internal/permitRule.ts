@@ -14,29 +14,40 @@
  *   slot: at most `limit / (window + margin + RTT)`.
  * - **The stamp rule** (v2: answers carry `requestTime`): `s_q - g_q = d_q + o`. The smallest such
  *   value seen so far, `minE`, is `o + dMin`, where `dMin` is the shortest way there observed.
- *   Then `s_q - minE = g_q + d_q - dMin`, and `opens(q) = s_q - minE + spread` gives
- *   `arrival_p - arrival_q >= window + margin + spread + (d_p - dMin)`, which is at least a window
- *   as long as no request reaches the server more than `spread + margin` faster than the fastest
+ *   Then `s_q - minE = g_q + d_q - dMin`, and `opens(q) = s_q - minE + guard` gives
+ *   `arrival_p - arrival_q >= window + margin + guard + (d_p - dMin)`, which is at least a window
+ *   as long as no request reaches the server more than `guard + margin` faster than the fastest
  *   one seen. The offset `o` cancels out, so clock skew does not matter; only the rates of the
- *   two clocks must agree over a window (crystal drift is parts per million). `spread` is how
- *   much `s - g` varied over the last 20 stamps: jitter lengthens `d_p` above `dMin` (safe) or
- *   shortens it towards the least jitter, which a way that has just become shorter (a cold
- *   start: connection setup, JIT, a loaded machine) can undercut by as much as it varied.
- *   Steady jitter `J` costs about `J / 2` per slot; a steady route costs nothing.
+ *   two clocks must agree over a window (crystal drift is parts per million). `guard` bounds how
+ *   far `dMin` may still fall: over the first 20 stamps, how much they varied (a first window
+ *   whose ways were all long, a cold start: connection setup, JIT, a loaded machine, can be
+ *   undercut by as much as they varied); after that, how far the last 20 fell below every older
+ *   one (0 once the fastest way has settled). Jitter lengthens `d_p` above `dMin` (safe), so each
+ *   slot costs `p`'s own excess over the fastest way, about `J / 2` for steady jitter `J`, and a
+ *   steady route nothing. (It was how much the last 20 stamps varied, which costs every slot the
+ *   spread of the ways, 40-140 ms over loopback on a loaded machine, where the excess was 10-15.)
  * - **The round-trip rule** (v3: answers carry no stamp). Only `r = f - g = d + b` is seen.
- *   `opens(q) = g_q + spread_r`, where `spread_r` is how much `r` varied over the last 20 answers
- *   (`q`'s own included), gives `arrival_p - arrival_q >= window + margin + spread_r - (d_q - d_p)`:
- *   at least a window as long as `q`'s way there exceeds `p`'s by no more than the round trips
- *   varied, plus the margin. Why that holds: a way there that varies makes the round trip vary
- *   by as much, unless the way back shrinks by just as much at the same time (nothing on a
- *   network does that: the two legs are separate packets, and the server's work after counting
- *   a request adds to `b`, never takes from it); a request whose way there was long (a new
- *   connection, a pause in signing) has a long round trip, so its own excess is in `spread_r`
- *   when `p` is placed; a route that has become shorter than any seen, by more than it varied and
- *   the margin, is the one case left, as for the stamp rule, and a 429 ends the rule for good.
- *   The split of `r` between the two legs does not matter: on a steady route `d_p = d_q` and the
- *   rule is "a window after the grant", whatever the legs are. It uses only the client's clock.
- *   Jitter `J` costs about `J` per slot (the spread), and never more than the answer rule.
+ *   `opens(q) = g_q + (r_q - rMin) + guard_r`, where `rMin` is the fastest round trip seen (that
+ *   of request `m`) and `guard_r` bounds how far it may still fall as for stamps, gives
+ *   `arrival_p - arrival_q >= window + margin + guard_r + (r_q - rMin) - (d_q - d_p)`. Now
+ *   `r_q - rMin = (d_q - d_m) + (b_q - b_m)`: as long as `q`'s way back was not shorter than
+ *   `m`'s (`m`'s is about the shortest: its round trip is) and `p`'s way there not shorter than
+ *   `m`'s by more than `guard_r` and the margin, that is at least a window. Why those hold: the
+ *   legs of the fastest round trip are each about the fastest of their kind, the server's work
+ *   after counting a request adds to `b`, never takes from it, and a request whose way there was
+ *   long (a new connection, a pause in signing) has a long round trip, so its own excess is in
+ *   `r_q - rMin` when `p` is placed; a route that has become shorter than any seen, by more than
+ *   the guard and the margin, is the one case left, as for the stamp rule, and a 429 ends the
+ *   rule for good. On a steady route it is "a window after the grant", whatever the split of the
+ *   legs. It uses only the client's clock. Jitter costs each slot `q`'s own excess over the
+ *   fastest round trip, and never more than the answer rule. (It was how much the last 20 round
+ *   trips varied, whatever `q`'s own was.)
+ *
+ * A permit asleep until the instant its dependency's window lets it go checks that instant again
+ * when it wakes: an answer read meanwhile may show a way there faster than any seen (the fastest
+ * moved, the guard grew) or a 429, and the instant then lies later (a loopback run on a loaded
+ * machine: ten first requests all 200+ ms on their way, then one of 95 ms, and a permit placed by
+ * the slow ones went after that answer anyway: an eleventh arrival in a second).
  *
  * No rule is ever later than the answer: the answer rule is the cap of both others. The time
  * endpoint's stamp (`/api/v3/time`) does not help without stamps on the answers: it places
@@ -90,35 +101,44 @@ const trustAfter = 10
 
 /** What one kind of sample (stamp minus grant, or round trip) has shown so far. */
 interface Track {
-  readonly add: (value: number, granted: number) => void
+  readonly add: (value: number, granted: number, firstFinished: number) => void
   /** The smallest value seen. */
   readonly least: () => number
   /** The largest value seen; `undefined` before the first. */
   readonly most: () => number | undefined
-  /** How much the values varied lately: a drop of that size is not ruled out. */
-  readonly spread: () => number
+  /**
+   * How far the smallest value may still fall: how far the recent values went below every older
+   * one, or, before any value has left the recent ones, how much they varied.
+   */
+  readonly guard: () => number
   readonly seen: () => boolean
 }
 
-/** `firstFinished` is when the earliest answer was read: a request granted later could reuse its connection. */
-const track = (firstFinished: () => number): Track => {
+const track = (): Track => {
   let least = Number.POSITIVE_INFINITY
+  let leastBefore = Number.POSITIVE_INFINITY
   let most: number | undefined
   const recent: Array<number> = []
   let count = 0
   let reused = false
   return {
-    add: (value, granted) => {
+    add: (value, granted, firstFinished) => {
       least = Math.min(least, value)
       most = Math.max(most ?? value, value)
       recent.push(value)
-      if (recent.length > recentSamples) recent.shift()
+      if (recent.length > recentSamples) leastBefore = Math.min(leastBefore, recent.shift() as number)
       count++
-      if (granted >= firstFinished()) reused = true
+      if (granted >= firstFinished) reused = true
     },
     least: () => least,
     most: () => most,
-    spread: () => (recent.length === 0 ? 0 : Math.max(...recent) - Math.min(...recent)),
+    guard: () => {
+      if (recent.length === 0) return 0
+      const recentLeast = Math.min(...recent)
+      return leastBefore === Number.POSITIVE_INFINITY
+        ? Math.max(...recent) - recentLeast
+        : Math.max(0, leastBefore - recentLeast)
+    },
     seen: () => reused && count >= trustAfter
   }
 }
@@ -127,22 +147,23 @@ const track = (firstFinished: () => number): Track => {
 export const make = (): PermitRule => {
   let refused = false
   let firstFinished = Number.POSITIVE_INFINITY
-  const stamps = track(() => firstFinished)
-  const roundTrips = track(() => firstFinished)
+  const stamps = track()
+  const roundTrips = track()
   const stampsTrusted = () => !refused && stamps.seen()
   const roundTripsTrusted = () => !refused && roundTrips.seen()
   return {
     opens: (settled) => {
       if (settled.serverTime !== undefined && stampsTrusted())
-        return Math.min(settled.finished, settled.serverTime - stamps.least() + stamps.spread())
+        return Math.min(settled.finished, settled.serverTime - stamps.least() + stamps.guard())
       if (settled.answered && roundTripsTrusted())
-        return Math.min(settled.finished, settled.granted + roundTrips.spread())
+        return Math.min(settled.finished, settled.finished - roundTrips.least() + roundTrips.guard())
       return settled.finished
     },
     record: (settled, rateLimited) => {
       if (rateLimited) refused = true
-      if (settled.serverTime !== undefined) stamps.add(settled.serverTime - settled.granted, settled.granted)
-      if (settled.answered) roundTrips.add(settled.finished - settled.granted, settled.granted)
+      if (settled.serverTime !== undefined)
+        stamps.add(settled.serverTime - settled.granted, settled.granted, firstFinished)
+      if (settled.answered) roundTrips.add(settled.finished - settled.granted, settled.granted, firstFinished)
       firstFinished = Math.min(firstFinished, settled.finished)
     },
     trusted: () => stampsTrusted() || roundTripsTrusted(),
