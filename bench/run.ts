@@ -856,6 +856,32 @@ const addresses = async () => {
       `${label}: capacity, accounts per address at a 60 s interval (${figures.ipRps} × 60 / ${fmt(cost, 2)})`,
       fmt((figures.ipRps * 60) / Math.max(cost, 1))
     )
+    // Where the CPU went while the accounts were brought current, and what 0.9 of each budget
+    // would need at these per-request costs (a share of the machine's cores).
+    const cores = availableParallelism()
+    const rate = run.cpu.requests / Math.max(run.cpu.seconds, 1e-9)
+    for (const each of run.cpu.processes) {
+      row(
+        section,
+        `${label}: CPU of ${each.name}: s per s (share of ${cores} cores), ms per request`,
+        `${fmt(each.perSecond, 2)} (${fmt((each.perSecond / cores) * 100)} %), ${fmt(each.perRequestMs, 2)}`
+      )
+    }
+    const perRequest = run.cpu.processes.reduce((sum, each) => sum + each.perRequestMs, 0)
+    const share = used.reduce((sum, each) => sum + each, 0) / Math.max(used.length, 1)
+    const needed = share > 0 ? (rate * 0.9) / share : 0
+    row(
+      section,
+      `${label}: requests per s in the window (load ${fmt(figures.loads[figures.runs.indexOf(run)] ?? 0, 1)}); CPU ms per request, all processes`,
+      `${fmt(rate, 1)}; ${fmt(perRequest, 2)}`
+    )
+    row(
+      section,
+      `${label}: at 0.9 of each budget: requests per s, cores needed at this cost`,
+      `${fmt(needed, 1)}, ${fmt((needed * perRequest) / 1000, 2)}`,
+      `<= ${cores}`,
+      (needed * perRequest) / 1000 <= cores
+    )
     if (run.failoverSeconds !== undefined) {
       row(
         section,
