@@ -152,12 +152,17 @@ const fleetRun = (
             ],
             {
               BILLS_FLEET_KEY: testKey,
-              WEEX_BASE_URL: exchange.url,
-              ...(profile === undefined
-                ? {}
-                : {
-                    NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${path.resolve(profile)} --cpu-prof-name=a${i}-${addresses.length}.cpuprofile`
-                  })
+              WEEX_BASE_URL: exchange.url
+            },
+            {
+              nodeArgs:
+                profile === undefined
+                  ? undefined
+                  : [
+                      "--cpu-prof",
+                      `--cpu-prof-dir=${path.resolve(profile)}`,
+                      `--cpu-prof-name=a${i}-${addresses.length}.cpuprofile`
+                    ]
             }
           )
         )
@@ -184,7 +189,14 @@ const fleetRun = (
           )
         }
         const log = () => exchange.requests().filter((request) => request.operation !== undefined)
-        yield* Effect.promise(() => until("the first request", 120_000, () => log().length > 0))
+        yield* Effect.promise(() =>
+          until("the first request", 120_000, () => log().length > 0).catch((error: Error) => {
+            // What the runners said, which is what a runner that never sent anything left to go on.
+            throw new Error(
+              `${error.message}; the runners said:\n${runners.map((r) => r.stderr().slice(-2_000)).join("\n")}`
+            )
+          })
+        )
         const cpuFrom = cpuNow()
         const done = yield* Effect.promise(() => until("every account current", 900_000, current))
         const cpuTo = cpuNow()
