@@ -10,21 +10,22 @@
  * PostgreSQL (the postmaster and its children), Redis, and this process, which serves the
  * exchange and polls the status. The runners run the `bills` bin bundled once per bench (as the
  * process tests and the pass CPU bench run it: no tsx loader in their CPU, and an edit of the
- * sources during a run does not reach it). `FLEET_CPU_PROFILE=dir` runs them under `node
+ * sources during a run does not reach it); `--baseline <commit>` runs that commit's bundle beside
+ * this checkout's, taking turns at each number of addresses. `FLEET_CPU_PROFILE=dir` runs them under `node
  * --cpu-prof` into that directory (stopped with SIGTERM at the end of each run, so that they write
- * it; the runner killed for the failover writes none).
+ * it; the runner killed for the failover writes none), with the bundle they ran beside them.
  * Needs the servers of .ci/postgres and .ci/redis; without them the section says so and skips.
  */
 import * as fs from "node:fs"
 import * as path from "node:path"
+import { fileURLToPath } from "node:url"
 import { Effect, Layer, Redacted } from "effect"
-import setupBin from "../packages/node/test/support/billsBin.js"
 import { FleetCipher, FleetDatabase, FleetStatus } from "../packages/fleet/src/index.js"
 import * as FleetExchange from "../packages/fleet/test/support/FleetExchange.js"
 import { freePorts } from "../packages/fleet/test/support/ports.js"
 import { type RunnerProcess, scopedBills } from "../packages/fleet/test/support/runnerProcess.js"
 import { addAccounts, freshDatabase, testKey } from "../packages/fleet/test/support/services.js"
-import { cpuMsOf, pgCpuMs, postmasterOf } from "./passCpu.js"
+import { bundled, checkout, cpuMsOf, pgCpuMs, postmasterOf } from "./passCpu.js"
 
 /** One process's CPU over the measured window. */
 export interface ProcessCpu {
@@ -43,6 +44,8 @@ export interface WindowCpu {
 }
 
 export interface AddressRun {
+  /** `this`, or `baseline <commit>`. */
+  readonly contender: string
   readonly addresses: ReadonlyArray<string>
   readonly accounts: number
   readonly billsPerAccount: number
@@ -66,6 +69,7 @@ export interface AddressFigures {
 }
 
 const day = 86_400_000
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..")
 const ipRps = 10
 const intervalSeconds = 3
 const credentialsOf = (i: number) => ({ apiKey: `many-${i}`, secret: `secret-${i}`, passphrase: `pass-${i}` })
@@ -108,7 +112,9 @@ const fleetRun = (
   accounts: number,
   perKind: number,
   addresses: ReadonlyArray<string>,
-  failover: boolean
+  failover: boolean,
+  contender: string,
+  tag: string
 ): Promise<AddressRun> =>
   Effect.runPromise(
     Effect.scoped(
@@ -161,7 +167,7 @@ const fleetRun = (
                   : [
                       "--cpu-prof",
                       `--cpu-prof-dir=${path.resolve(profile)}`,
-                      `--cpu-prof-name=a${i}-${addresses.length}.cpuprofile`
+                      `--cpu-prof-name=${tag}-a${i}-${addresses.length}.cpuprofile`
                     ]
             }
           )
@@ -285,6 +291,7 @@ const fleetRun = (
           )
         }
         return {
+          contender,
           addresses,
           accounts,
           billsPerAccount: 2 * perKind,
@@ -299,9 +306,13 @@ const fleetRun = (
     )
   )
 
-/** Runs the bench on one address, then on three; undefined when PostgreSQL or Redis is not there. */
+/**
+ * Runs the bench on one address, then on three; with `baseline` (a commit) that commit's runners
+ * beside this checkout's, taking turns at each. Undefined when PostgreSQL or Redis is not there.
+ */
 export const addressBench = async (
   quick: boolean,
+  baseline: string | undefined,
   say: (line: string) => void
 ): Promise<AddressFigures | undefined> => {
   const pg = process.env.ACCOUNT_BILLS_PG_URL
@@ -312,15 +323,41 @@ export const addressBench = async (
   const runs: Array<AddressRun> = []
   const loads: Array<number> = []
   const before = process.env.BILLS_TEST_BIN
-  const removeBin = await setupBin()
+  const profile = process.env.FLEET_CPU_PROFILE
+  const cleanups: Array<() => void> = []
   try {
+    const contenders: Array<{ readonly name: string; readonly tag: string; readonly bin: string }> = []
+    const mine = await bundled(root)
+    cleanups.push(mine.remove)
+    contenders.push({ name: "this", tag: "this", bin: mine.bin })
+    if (baseline !== undefined) {
+      const tree = checkout(baseline)
+      cleanups.push(tree.remove)
+      const theirs = await bundled(tree.at)
+      cleanups.push(theirs.remove)
+      contenders.unshift({ name: `baseline ${baseline}`, tag: "baseline", bin: theirs.bin })
+    }
+    // The profiles name the bundle's chunks and lines: kept beside them, its `// path` comments
+    // map each line to its source module.
+    if (profile !== undefined) {
+      for (const contender of contenders) {
+        fs.cpSync(path.dirname(contender.bin), path.join(path.resolve(profile), `bundle-${contender.tag}`), {
+          recursive: true
+        })
+      }
+    }
     for (const addresses of [["127.0.0.2"], ["127.0.0.2", "127.0.0.3", "127.0.0.4"]]) {
-      say(`11. fleet addresses: ${accounts} accounts on ${addresses.length} address(es) ...`)
-      loads.push(Number(fs.readFileSync("/proc/loadavg", "utf8").split(" ")[0]))
-      runs.push(await fleetRun(pg, redis, accounts, perKind, addresses, addresses.length > 1))
+      for (const contender of contenders) {
+        say(`11. fleet addresses: ${contender.name}, ${accounts} accounts on ${addresses.length} address(es) ...`)
+        loads.push(Number(fs.readFileSync("/proc/loadavg", "utf8").split(" ")[0]))
+        process.env.BILLS_TEST_BIN = contender.bin
+        runs.push(
+          await fleetRun(pg, redis, accounts, perKind, addresses, addresses.length > 1, contender.name, contender.tag)
+        )
+      }
     }
   } finally {
-    removeBin()
+    for (const cleanup of cleanups.reverse()) cleanup()
     if (before === undefined) delete process.env.BILLS_TEST_BIN
     else process.env.BILLS_TEST_BIN = before
   }

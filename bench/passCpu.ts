@@ -111,7 +111,7 @@ const until = async (what: string, timeoutMs: number, predicate: () => Promise<b
  * The `bills` bin of the sources at `at`, bundled as the process tests bundle it (plain node, no
  * tsx loader in the runner's CPU time); removed by the returned function.
  */
-const bundled = async (at: string): Promise<{ readonly bin: string; readonly remove: () => void }> => {
+export const bundled = async (at: string): Promise<{ readonly bin: string; readonly remove: () => void }> => {
   const before = process.env.BILLS_TEST_BIN
   const setup = (await import(path.join(at, "packages/node/test/support/billsBin.ts"))) as {
     readonly default: () => Promise<() => void>
@@ -127,7 +127,7 @@ const bundled = async (at: string): Promise<{ readonly bin: string; readonly rem
  * A checkout of `commit` beside this one, sharing its installed dependencies: the root's store
  * linked, each package's links copied (they point within the checkout, to its own sources).
  */
-const checkout = (commit: string): { readonly at: string; readonly remove: () => void } => {
+export const checkout = (commit: string): { readonly at: string; readonly remove: () => void } => {
   const at = fs.mkdtempSync(path.join(root, "bench/.baseline-"))
   execFileSync("git", ["-C", root, "worktree", "add", "--detach", at, commit], { stdio: "ignore" })
   fs.rmSync(path.join(at, "node_modules"), { recursive: true, force: true })

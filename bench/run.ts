@@ -820,9 +820,13 @@ const horizon = async () => {
   }
 }
 
+// `--baseline <commit>`: sections 11 and 15 run that commit's runners beside this checkout's.
+const baselineAt = process.argv.indexOf("--baseline")
+const baseline = baselineAt >= 0 ? process.argv[baselineAt + 1] : undefined
+
 // 11. The fleet on one egress address and on three (bench/fleetAddresses.ts).
 const addresses = async () => {
-  const figures = await addressBench(quick, (line) => console.error(line))
+  const figures = await addressBench(quick, baseline, (line) => console.error(line))
   if (figures === undefined) {
     console.error(
       "11. fleet addresses: skipped, no ACCOUNT_BILLS_PG_URL / ACCOUNT_BILLS_REDIS_URL (run through .ci/postgres and .ci/redis)"
@@ -832,7 +836,7 @@ const addresses = async () => {
   results.addresses = figures
   const section = `11 fleet addresses (${figures.ipRps} req/s per address, 3 runners, ${availableParallelism()} cores)`
   for (const run of figures.runs) {
-    const label = `${run.accounts} accounts × ${run.billsPerAccount} bills, ${run.addresses.length} address${run.addresses.length > 1 ? "es" : ""}`
+    const label = `${run.contender}: ${run.accounts} accounts × ${run.billsPerAccount} bills, ${run.addresses.length} address${run.addresses.length > 1 ? "es" : ""}`
     if (run.rateLimited > 0) failures.push(`fleet addresses: ${run.rateLimited} requests answered 429`)
     row(section, `${label}: accounts brought current per minute`, fmt(run.accountsPerMinute, 1))
     const used = Object.values(run.budgetUsed)
@@ -896,8 +900,6 @@ const addresses = async () => {
 
 // 15. What a fleet pass costs in CPU (bench/passCpu.ts); `--baseline <commit>` measures that
 // commit's sources beside this checkout's, taking turns.
-const baselineAt = process.argv.indexOf("--baseline")
-const baseline = baselineAt >= 0 ? process.argv[baselineAt + 1] : undefined
 const passCpu = async () => {
   const runs = await passCpuBench(quick, baseline, (line) => console.error(line))
   if (runs === undefined) {
