@@ -83,7 +83,7 @@ describe.skipIf(postgresUrl === undefined)("steady passes at a short address", (
         ).pipe(Effect.provide(database), Effect.orDie)
         const hogKey = credentialsOf(steadyAccounts).apiKey
         const funding = () => exchange.requests().filter((request) => request.operation === "fundingBills")
-        yield* until("the new account's first request", 30_000, () =>
+        yield* until("the new account's first request", 90_000, () =>
           funding().some((request) => request.key === hogKey)
         )
         const from = funding().find((request) => request.key === hogKey)?.at ?? 0
@@ -108,8 +108,8 @@ describe.skipIf(postgresUrl === undefined)("steady passes at a short address", (
         )
         expect(share).toBeGreaterThan(0.4)
         // The pass after the last read begins at most `maxStretch` intervals after that one ended;
-        // its grant then waits behind at most a window's requests.
-        expect(Math.max(...gaps)).toBeLessThan(maxStretch * intervalMillis + 3_000)
+        // its grant then waits behind at most a window's requests (and a busy machine's delays).
+        expect(Math.max(...gaps)).toBeLessThan(maxStretch * intervalMillis + 5_000)
         yield* until("the new account current", 90_000, () =>
           Effect.runPromise(rows).then((all) => all.find((row) => row.label === "new")?.funding.bills === hogBills)
         )
