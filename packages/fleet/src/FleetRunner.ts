@@ -56,7 +56,11 @@ export interface FleetRunnerOptions {
   readonly host?: string | undefined
   /** Default 34431. */
   readonly port?: number | undefined
-  /** Time between the passes of an account that is current. Default 60 s. */
+  /**
+   * Time between the passes of an account that is current. Default 60 s. While the account's
+   * address's budget is short, a pass that found nothing new stretches it, up to 8 times
+   * (`internal/steadyStretch.ts`).
+   */
   readonly interval?: Duration.DurationInput | undefined
   /** Pages per kind in one pass; a longer walk continues in the next pass, at once. Default 20. */
   readonly pagesPerPass?: number | undefined
