@@ -61,7 +61,7 @@ const statOf = (pid: number): ReadonlyArray<string> | undefined => {
 }
 
 /** CPU ms of a process (user + system), with its reaped children's when asked. */
-const cpuMsOf = (pid: number, reaped = false): number => {
+export const cpuMsOf = (pid: number, reaped = false): number => {
   const stat = statOf(pid)
   if (stat === undefined) return 0
   // After the name: state(0) ppid(1) ... utime(11) stime(12) cutime(13) cstime(14).
@@ -72,7 +72,7 @@ const cpuMsOf = (pid: number, reaped = false): number => {
 const parentOf = (pid: number): number => Number(statOf(pid)?.[1] ?? 0)
 
 /** CPU ms of the PostgreSQL server: the postmaster, its live children, and those it reaped. */
-const pgCpuMs = (postmaster: number): number => {
+export const pgCpuMs = (postmaster: number): number => {
   let total = cpuMsOf(postmaster, true)
   for (const entry of fs.readdirSync("/proc")) {
     const pid = Number(entry)
@@ -82,7 +82,7 @@ const pgCpuMs = (postmaster: number): number => {
 }
 
 /** The postmaster's pid: the `postgres` process listening on the URL's port (.ci/postgres passes `-p`). */
-const postmasterOf = (url: string): number => {
+export const postmasterOf = (url: string): number => {
   const port = new URL(url).port
   for (const entry of fs.readdirSync("/proc")) {
     const pid = Number(entry)
@@ -111,7 +111,7 @@ const until = async (what: string, timeoutMs: number, predicate: () => Promise<b
  * The `bills` bin of the sources at `at`, bundled as the process tests bundle it (plain node, no
  * tsx loader in the runner's CPU time); removed by the returned function.
  */
-const bundled = async (at: string): Promise<{ readonly bin: string; readonly remove: () => void }> => {
+export const bundled = async (at: string): Promise<{ readonly bin: string; readonly remove: () => void }> => {
   const before = process.env.BILLS_TEST_BIN
   const setup = (await import(path.join(at, "packages/node/test/support/billsBin.ts"))) as {
     readonly default: () => Promise<() => void>
@@ -127,7 +127,7 @@ const bundled = async (at: string): Promise<{ readonly bin: string; readonly rem
  * A checkout of `commit` beside this one, sharing its installed dependencies: the root's store
  * linked, each package's links copied (they point within the checkout, to its own sources).
  */
-const checkout = (commit: string): { readonly at: string; readonly remove: () => void } => {
+export const checkout = (commit: string): { readonly at: string; readonly remove: () => void } => {
   const at = fs.mkdtempSync(path.join(root, "bench/.baseline-"))
   execFileSync("git", ["-C", root, "worktree", "add", "--detach", at, commit], { stdio: "ignore" })
   fs.rmSync(path.join(at, "node_modules"), { recursive: true, force: true })

@@ -820,9 +820,13 @@ const horizon = async () => {
   }
 }
 
+// `--baseline <commit>`: sections 11 and 15 run that commit's runners beside this checkout's.
+const baselineAt = process.argv.indexOf("--baseline")
+const baseline = baselineAt >= 0 ? process.argv[baselineAt + 1] : undefined
+
 // 11. The fleet on one egress address and on three (bench/fleetAddresses.ts).
 const addresses = async () => {
-  const figures = await addressBench(quick, (line) => console.error(line))
+  const figures = await addressBench(quick, baseline, (line) => console.error(line))
   if (figures === undefined) {
     console.error(
       "11. fleet addresses: skipped, no ACCOUNT_BILLS_PG_URL / ACCOUNT_BILLS_REDIS_URL (run through .ci/postgres and .ci/redis)"
@@ -832,7 +836,7 @@ const addresses = async () => {
   results.addresses = figures
   const section = `11 fleet addresses (${figures.ipRps} req/s per address, 3 runners, ${availableParallelism()} cores)`
   for (const run of figures.runs) {
-    const label = `${run.accounts} accounts × ${run.billsPerAccount} bills, ${run.addresses.length} address${run.addresses.length > 1 ? "es" : ""}`
+    const label = `${run.contender}: ${run.accounts} accounts × ${run.billsPerAccount} bills, ${run.addresses.length} address${run.addresses.length > 1 ? "es" : ""}`
     if (run.rateLimited > 0) failures.push(`fleet addresses: ${run.rateLimited} requests answered 429`)
     row(section, `${label}: accounts brought current per minute`, fmt(run.accountsPerMinute, 1))
     const used = Object.values(run.budgetUsed)
@@ -856,6 +860,32 @@ const addresses = async () => {
       `${label}: capacity, accounts per address at a 60 s interval (${figures.ipRps} × 60 / ${fmt(cost, 2)})`,
       fmt((figures.ipRps * 60) / Math.max(cost, 1))
     )
+    // Where the CPU went while the accounts were brought current, and what 0.9 of each budget
+    // would need at these per-request costs (a share of the machine's cores).
+    const cores = availableParallelism()
+    const rate = run.cpu.requests / Math.max(run.cpu.seconds, 1e-9)
+    for (const each of run.cpu.processes) {
+      row(
+        section,
+        `${label}: CPU of ${each.name}: s per s (share of ${cores} cores), ms per request`,
+        `${fmt(each.perSecond, 2)} (${fmt((each.perSecond / cores) * 100)} %), ${fmt(each.perRequestMs, 2)}`
+      )
+    }
+    const perRequest = run.cpu.processes.reduce((sum, each) => sum + each.perRequestMs, 0)
+    const share = used.reduce((sum, each) => sum + each, 0) / Math.max(used.length, 1)
+    const needed = share > 0 ? (rate * 0.9) / share : 0
+    row(
+      section,
+      `${label}: requests per s in the window (load ${fmt(figures.loads[figures.runs.indexOf(run)] ?? 0, 1)}); CPU ms per request, all processes`,
+      `${fmt(rate, 1)}; ${fmt(perRequest, 2)}`
+    )
+    row(
+      section,
+      `${label}: at 0.9 of each budget: requests per s, cores needed at this cost`,
+      `${fmt(needed, 1)}, ${fmt((needed * perRequest) / 1000, 2)}`,
+      `<= ${cores}`,
+      (needed * perRequest) / 1000 <= cores
+    )
     if (run.failoverSeconds !== undefined) {
       row(
         section,
@@ -870,8 +900,6 @@ const addresses = async () => {
 
 // 15. What a fleet pass costs in CPU (bench/passCpu.ts); `--baseline <commit>` measures that
 // commit's sources beside this checkout's, taking turns.
-const baselineAt = process.argv.indexOf("--baseline")
-const baseline = baselineAt >= 0 ? process.argv[baselineAt + 1] : undefined
 const passCpu = async () => {
   const runs = await passCpuBench(quick, baseline, (line) => console.error(line))
   if (runs === undefined) {

@@ -40,6 +40,7 @@ import * as OneAtATime from "./internal/oneAtATime.js"
 import * as PendingPasses from "./internal/pendingPasses.js"
 import * as Egress from "./internal/egress.js"
 import * as ReservedInOrder from "./internal/reservedInOrder.js"
+import * as SteadyStretch from "./internal/steadyStretch.js"
 import * as Stopping from "./internal/stopping.js"
 
 /**
@@ -55,7 +56,11 @@ export interface FleetRunnerOptions {
   readonly host?: string | undefined
   /** Default 34431. */
   readonly port?: number | undefined
-  /** Time between the passes of an account that is current. Default 60 s. */
+  /**
+   * Time between the passes of an account that is current. Default 60 s. While the account's
+   * address's budget is short, a pass that found nothing new stretches it, up to 8 times
+   * (`internal/steadyStretch.ts`).
+   */
   readonly interval?: Duration.DurationInput | undefined
   /** Pages per kind in one pass; a longer walk continues in the next pass, at once. Default 20. */
   readonly pagesPerPass?: number | undefined
@@ -147,19 +152,23 @@ const entityLayer = (
       const context = yield* Effect.context<AccountPass.PassServices>()
       // Once the runner stops, no grant is given: a pass sends nothing more (internal/stopping.ts).
       const withGrant = Stopping.withGrantUntil(stopping, Context.get(context, AddressBudget).withGrant)
-      // An account with egress addresses leaves from its own one, under that address's budget.
-      const routed = () => {
+      // An account with egress addresses leaves from its own one, under that address's budget;
+      // the pass's grants are watched for a slow one (internal/steadyStretch.ts).
+      const routed = (watch: SteadyStretch.Watch) => {
         const route = Egress.routeOf(label, egress)
+        const watched = SteadyStretch.watched(withGrant, watch)
         return route === undefined
-          ? Context.add(context, AddressBudget, AddressBudget.of({ withGrant }))
+          ? Context.add(context, AddressBudget, AddressBudget.of({ withGrant: watched }))
           : context.pipe(
               Context.add(HttpClient.HttpClient, route.client),
               Context.add(
                 AddressBudget,
-                AddressBudget.of({ withGrant: (operation) => withGrant(operation, route.address) })
+                AddressBudget.of({ withGrant: (operation) => watched(operation, route.address) })
               )
             )
       }
+      // How many intervals apart this account's steady passes are while its address is short.
+      let stretch = 1
       const perKey = yield* BillsRateLimiter.make({ limit: options.maxRps ?? 10 })
       const makeClient = yield* AccountEntity.client
       const interval = Duration.toMillis(options.interval ?? Duration.minutes(1))
@@ -209,6 +218,7 @@ const entityLayer = (
           // When a pass that goes on with some kinds is due to read all three again.
           const allDue = request.kinds === undefined ? undefined : (request.allAt ?? request.at + interval)
           const until = allDue ?? began + interval
+          const watch: SteadyStretch.Watch = { short: false }
           const outcomes = yield* AccountPass.run(opened.right.account, opened.right.credentials, perKey, {
             pagesPerPass: options.pagesPerPass ?? AccountPass.defaultPagesPerPass,
             concurrency: options.concurrency,
@@ -217,7 +227,7 @@ const entityLayer = (
             kinds: request.kinds,
             until
           }).pipe(
-            Effect.provide(routed()),
+            Effect.provide(routed(watch)),
             Effect.onExit((exit) => {
               if (!Exit.isSuccess(exit)) {
                 return Cause.isInterruptedOnly(exit.cause)
@@ -250,15 +260,27 @@ const entityLayer = (
           )
           const more = AccountPass.unfinished(outcomes)
           const now = yield* Effect.clockWith((clock) => clock.currentTimeMillis)
-          // The kinds this pass finished are due an interval after the last pass of all three
-          // began, however long another kind's walk goes on (a new account's futures walk proves
-          // its empty years page after page, while its funding and spot bills keep coming).
-          const allAt = allDue ?? began + refusedBackoff(interval, refusals)
+          // A pass of all three kinds whose finished kinds found nothing new, at an address whose
+          // budget was short, reads them again further off (internal/steadyStretch.ts); a walk
+          // that goes on is not held back by it.
+          if (request.kinds === undefined) {
+            const finished = outcomes.filter((outcome) => outcome.done)
+            const steady =
+              finished.length > 0 &&
+              finished.every((outcome) => outcome.added === 0) &&
+              outcomes.every((outcome) => outcome.error === undefined)
+            stretch = SteadyStretch.next(stretch, steady, watch.short)
+          }
+          const apart = Math.max(refusedBackoff(interval, refusals), interval * stretch)
+          // The kinds this pass finished are due an interval (or its stretch) after the last pass
+          // of all three began, however long another kind's walk goes on (a new account's futures
+          // walk proves its empty years page after page, while its funding and spot bills keep coming).
+          const allAt = allDue ?? began + apart
           yield* more.length > 0
             ? now < allAt
               ? schedule(request.at, now, more, allAt)
               : schedule(request.at, now)
-            : schedule(request.at, request.kinds === undefined ? now + refusedBackoff(interval, refusals) : allAt)
+            : schedule(request.at, request.kinds === undefined ? now + apart : allAt)
         }).pipe(
           Effect.catchAll((error) => Effect.logWarning(`pass of ${label}: ${error.message}`)),
           Effect.annotateLogs({ account: label, runner: owner }),
@@ -267,7 +289,13 @@ const entityLayer = (
 
       return AccountEntity.of({ Pass: (envelope) => pass(envelope.payload) })
     }),
-    { maxIdleTime: Duration.sum(options.interval ?? Duration.minutes(1), Duration.seconds(30)) }
+    // Kept between passes stretched to their longest, so that the stretch is not forgotten.
+    {
+      maxIdleTime: Duration.sum(
+        Duration.times(options.interval ?? Duration.minutes(1), SteadyStretch.maxStretch),
+        Duration.seconds(30)
+      )
+    }
   )
 
 const reconciler = (options: FleetRunnerOptions) =>

@@ -54,6 +54,8 @@ export interface RunnerOptions {
    * pass events are timed when its lines arrive, not by its own stamps.
    */
   readonly skew?: { readonly faketime: string } | undefined
+  /** Flags to `node` itself (`--cpu-prof`, which `NODE_OPTIONS` may not carry). */
+  readonly nodeArgs?: ReadonlyArray<string> | undefined
 }
 
 /** Debian's libfaketime for threaded programs (package faketime), or undefined. */
@@ -84,7 +86,7 @@ export const bills = (
       : { LD_PRELOAD: libfaketime, FAKETIME: options.skew.faketime, FAKETIME_DONT_RESET: "1" }
   // A runner logs its pass brackets at DEBUG; the events below are read from them.
   const logged = args[0] === "run" && !args.includes("--log-level") ? [...args, "--log-level", "debug"] : args
-  const proc = spawn(process.execPath, [...billsCommand(), "fleet", ...logged], {
+  const proc = spawn(process.execPath, [...(options.nodeArgs ?? []), ...billsCommand(), "fleet", ...logged], {
     cwd: root,
     env: { ...process.env, ...env, ...skewed },
     stdio: ["ignore", "pipe", "pipe"]
