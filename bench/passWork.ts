@@ -1,10 +1,12 @@
 /**
  * What one steady fleet pass makes the Effect runtime do (issue 38 section 3, fifth round): one
  * current account passed again and again in this process (`AccountPass.run`, its three kinds,
- * through the real HttpClient pipeline against the loopback fleet exchange, the store on the
- * PostgreSQL of .ci/postgres), and per pass: the fibers forked, the spans made (by name), the
- * runner's CPU (`process.cpuUsage`), and what it allocates (V8's sampling heap profiler, the
- * objects a GC collected included), by module and by the stage of the pass on the stack.
+ * through the real HttpClient pipeline against the loopback fleet exchange in a process of its
+ * own, the store on the PostgreSQL of .ci/postgres). Per pass: the fibers forked, the spans made
+ * (by name), this process's CPU (`process.cpuUsage`) and what it allocates (V8's sampling heap
+ * profiler, the objects a GC collected included); then the same for each stage run alone (the
+ * client built, the walks, the requests, the store's statements, the syncs), which ranks them by
+ * inclusive cost where a sampled stack cannot (the runtime's continuations lose the caller).
  *
  *   bash .ci/postgres pnpm tsx --conditions=@account-bills/source bench/passWork.ts [passes]
  */
@@ -13,14 +15,16 @@ import * as inspector from "node:inspector"
 import { fileURLToPath } from "node:url"
 import { BillsApi, BillsConfig, BillsRateLimiter, Signer } from "@account-bills/core"
 import { BillsStore, Sync } from "@account-bills/store"
-import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import * as HttpClient from "@effect/platform/HttpClient"
-import { Context, Effect, Layer, Redacted, Stream, Supervisor, Tracer } from "effect"
+import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
+import { Context, Effect, Layer, Redacted, Stream } from "effect"
 import { AccountPass, AddressBudget, FleetAccounts, FleetCipher, FleetDatabase } from "../packages/fleet/src/index.js"
 import * as FleetExchange from "../packages/fleet/test/support/FleetExchange.js"
+import { counted, Forks } from "../packages/fleet/test/support/runtimeWork.js"
 import { addAccounts, freshDatabase, testKey } from "../packages/fleet/test/support/services.js"
 
 const passes = Number(process.argv[2] === "exchange" ? 0 : (process.argv[2] ?? 200))
+const keys = { apiKey: "k-work", secret: "s-work", passphrase: "p-work" }
 
 /** The loopback exchange of one account, served until killed; its URL on stdout. */
 const serveExchange = (now: number) =>
@@ -38,18 +42,6 @@ const serveExchange = (now: number) =>
     process.stdout.write(`${exchange.url}\n`)
     return yield* Effect.never
   }).pipe(Effect.scoped)
-const keys = { apiKey: "k-work", secret: "s-work", passphrase: "p-work" }
-
-/** Counts the fibers forked under it. */
-class Forks extends Supervisor.AbstractSupervisor<number> {
-  count = 0
-  get value() {
-    return Effect.sync(() => this.count)
-  }
-  override onStart() {
-    this.count++
-  }
-}
 
 interface ProfileNode {
   readonly callFrame: { readonly functionName: string; readonly url: string; readonly lineNumber: number }
@@ -62,7 +54,7 @@ const post = <A>(session: inspector.Session, method: string, params?: object) =>
     session.post(method, params, (error, result) => (error ? reject(error) : resolve(result as A)))
   )
 
-/** A frame's module: the package, or our source file. */
+/** A frame's module: the package (effect's by file), or our source file. */
 const moduleOf = (url: string) => {
   const pkg =
     /node_modules\/(?:\.pnpm\/[^/]+\/node_modules\/)?((?:@[^/]+\/)?[^/]+)\/(?:dist\/(?:esm|cjs|dts)\/)?(.*)$/.exec(url)
@@ -72,25 +64,42 @@ const moduleOf = (url: string) => {
   return url === "" ? "(native)" : url.replace(/^.*\//, "")
 }
 
-/** The stage of a pass a stack is in: the innermost of ours that names one. */
-const stages: ReadonlyArray<readonly [string, RegExp]> = [
-  [
-    "request pipeline (attempt, envelope, decode, signer)",
-    /core\/(internal\/(attempt|envelope|envelopeV[23]|exchangeRequest|fastDecode|requestBody|validate|retry|protocol|clockSync)|Signer|Signature)\b/
-  ],
-  ["limiter and budget", /core\/BillsRateLimiter|core\/internal\/permitRule|fleet\/AddressBudget/],
-  [
-    "walk streams (core)",
-    /core\/internal\/(spot|funding|contract)(Stream|Walk|Pool|Plan)|core\/internal\/(streams|walk|sentAt)/
-  ],
-  [
-    "store (billsStore, lease)",
-    /store\/internal\/(billsStore|leaseHolder|leaseQueries|syncStateQueries|billQueries|accountQueries)/
-  ],
-  ["sync (Sync, kindWalks)", /store\/(Sync|internal\/kindWalks)/],
-  ["BillsApi", /core\/BillsApi/],
-  ["pass (AccountPass)", /fleet\/AccountPass/]
-]
+/** V8's sampling heap profile of `n` runs of `effect`, the objects a GC collected included. */
+const sampled = <A, E, R>(effect: Effect.Effect<A, E, R>, n: number, interval: number) =>
+  Effect.acquireUseRelease(
+    Effect.sync(() => {
+      const session = new inspector.Session()
+      session.connect()
+      return session
+    }),
+    (session) =>
+      Effect.gen(function* () {
+        yield* Effect.promise(() =>
+          post(session, "HeapProfiler.startSampling", {
+            samplingInterval: interval,
+            includeObjectsCollectedByMajorGC: true,
+            includeObjectsCollectedByMinorGC: true
+          })
+        )
+        for (let i = 0; i < n; i++) yield* effect
+        const { profile } = yield* Effect.promise(() =>
+          post<{ profile: { head: ProfileNode } }>(session, "HeapProfiler.stopSampling")
+        )
+        return profile.head
+      }),
+    (session) => Effect.sync(() => session.disconnect())
+  )
+
+/** Every node of a profile. */
+const nodesOf = (node: ProfileNode): ReadonlyArray<ProfileNode> => [node, ...node.children.flatMap(nodesOf)]
+
+/** The largest entries of a tally, in KiB per pass. */
+const printTop = (title: string, tally: Map<string, number>, top: number) => {
+  console.log(title)
+  for (const [name, size] of [...tally].sort((a, b) => b[1] - a[1]).slice(0, top)) {
+    console.log(`  ${(size / passes / 1024).toFixed(1).padStart(7)}  ${name}`)
+  }
+}
 
 const main = Effect.gen(function* () {
   const pg = process.env.ACCOUNT_BILLS_PG_URL
@@ -122,28 +131,16 @@ const main = Effect.gen(function* () {
       pagesPerPass: 20,
       config: { baseUrl: exchange.url }
     })
-    yield* pass
-    for (let i = 0; i < 50; i++) yield* pass
+    // The first sync, then passes to settle.
+    for (let i = 0; i < 51; i++) yield* pass
     const forks = new Forks()
     const spans = new Map<string, number>()
-    const counted = Effect.tracerWith((tracer) =>
-      Effect.withTracer(
-        Effect.supervised(pass, forks),
-        Tracer.make({
-          span: (name, ...rest) => {
-            spans.set(name, (spans.get(name) ?? 0) + 1)
-            return tracer.span(name, ...rest)
-          },
-          context: tracer.context
-        })
-      )
-    )
+    const countedPass = counted(pass, forks, (span) => spans.set(span.name, (spans.get(span.name) ?? 0) + 1))
     let sent = 0
     for (let i = 0; i < 20; i++) {
-      for (const outcome of yield* counted) sent += outcome.requests
+      for (const outcome of yield* countedPass) sent += outcome.requests
     }
-    const requests = sent / 20
-    console.log(`per steady pass (3 kinds): ${requests.toFixed(2)} requests, ${forks.count / 20} fibers forked`)
+    console.log(`per steady pass (3 kinds): ${(sent / 20).toFixed(2)} requests, ${forks.count / 20} fibers forked`)
     for (const [name, n] of [...spans].sort((a, b) => b[1] - a[1])) console.log(`  span ${name}: ${n / 20}`)
     const cpu0 = process.cpuUsage()
     const t0 = Date.now()
@@ -152,7 +149,7 @@ const main = Effect.gen(function* () {
     console.log(
       `CPU per pass ${((cpu.user + cpu.system) / 1000 / passes).toFixed(2)} ms (${passes} passes, ${((Date.now() - t0) / passes).toFixed(1)} ms wall each)`
     )
-    /** CPU and allocation per run of `effect`, `n` runs after 10 to warm up. */
+    /** CPU, allocation and fibers per run of `effect`, `n` runs after 10 to warm up. */
     const measure = <R>(name: string, effect: Effect.Effect<unknown, unknown, R>, n: number) =>
       Effect.gen(function* () {
         for (let i = 0; i < 10; i++) yield* effect
@@ -160,26 +157,7 @@ const main = Effect.gen(function* () {
         const at = process.cpuUsage()
         for (let i = 0; i < n; i++) yield* Effect.supervised(effect, forked)
         const used = process.cpuUsage(at)
-        const probe = new inspector.Session()
-        probe.connect()
-        yield* Effect.promise(() =>
-          post(probe, "HeapProfiler.startSampling", {
-            samplingInterval: 1024,
-            includeObjectsCollectedByMajorGC: true,
-            includeObjectsCollectedByMinorGC: true
-          })
-        )
-        for (let i = 0; i < n; i++) yield* effect
-        const { profile } = yield* Effect.promise(() =>
-          post<{ profile: { head: ProfileNode } }>(probe, "HeapProfiler.stopSampling")
-        )
-        probe.disconnect()
-        let bytes = 0
-        const sum = (node: ProfileNode) => {
-          bytes += node.selfSize
-          for (const child of node.children) sum(child)
-        }
-        sum(profile.head)
+        const bytes = nodesOf(yield* sampled(effect, n, 1024)).reduce((sum, node) => sum + node.selfSize, 0)
         console.log(
           `  ${name.padEnd(58)} ${((used.user + used.system) / 1000 / n).toFixed(2).padStart(6)} ms  ${(bytes / n / 1024).toFixed(0).padStart(6)} KiB  ${(forked.count / n).toFixed(1).padStart(5)} fibers`
         )
@@ -192,14 +170,15 @@ const main = Effect.gen(function* () {
       Layer.provide(Layer.succeed(HttpClient.HttpClient, yield* HttpClient.HttpClient))
     )
     const api = yield* Layer.build(apiLayer)
+    const client = Context.get(api, BillsApi)
     const from = Date.now() - 120_000
     const kinds = ["funding", "spot", "contract"] as const
-    console.log("stages, per steady pass of three kinds (CPU, allocated):")
+    console.log("stages, per steady pass of three kinds (CPU, allocated, fibers forked):")
     yield* measure("the whole pass (AccountPass.run)", pass, 100)
     yield* measure("the whole pass, no span made (tracer off)", Effect.withTracerEnabled(pass, false), 100)
     yield* measure(
       "the whole pass, no http.client span",
-      Effect.updateService(pass, HttpClient.HttpClient, (client) => HttpClient.withTracerDisabledWhen(client, () => true)),
+      Effect.updateService(pass, HttpClient.HttpClient, (http) => HttpClient.withTracerDisabledWhen(http, () => true)),
       100
     )
     yield* measure("the client as layers (BillsApi, Signer, config)", Effect.scoped(Layer.build(apiLayer)), 100)
@@ -207,11 +186,11 @@ const main = Effect.gen(function* () {
       "three walks alone (streams, requests; client built once)",
       Effect.forEach(
         [
-          (a: typeof BillsApi.Service): Stream.Stream<unknown, unknown> => a.streamFundingPages({ from }),
-          (a: typeof BillsApi.Service): Stream.Stream<unknown, unknown> => a.streamSpotPages({ from }),
-          (a: typeof BillsApi.Service): Stream.Stream<unknown, unknown> => a.streamContractPages({ from })
+          (): Stream.Stream<unknown, unknown> => client.streamFundingPages({ from }),
+          (): Stream.Stream<unknown, unknown> => client.streamSpotPages({ from }),
+          (): Stream.Stream<unknown, unknown> => client.streamContractPages({ from })
         ],
-        (walk) => Stream.runDrain(walk(Context.get(api, BillsApi))),
+        (walk) => Stream.runDrain(walk()),
         { concurrency: "unbounded" }
       ),
       100
@@ -219,12 +198,10 @@ const main = Effect.gen(function* () {
     yield* measure(
       "three requests alone (fundingBills, spotBills, contractBills)",
       Effect.all(
-        [
-          Context.get(api, BillsApi).fundingBills({ startTime: from }),
-          Context.get(api, BillsApi).spotBills({ after: from }),
-          Context.get(api, BillsApi).contractBills({})
-        ],
-        { concurrency: "unbounded" }
+        [client.fundingBills({ startTime: from }), client.spotBills({ after: from }), client.contractBills({})],
+        {
+          concurrency: "unbounded"
+        }
       ),
       100
     )
@@ -233,7 +210,6 @@ const main = Effect.gen(function* () {
       Effect.forEach(kinds, (kind) =>
         Effect.gen(function* () {
           const lease = yield* store.acquireLease("work", kind, "probe", 10_000)
-          const state = lease.acquired ? lease.state : undefined
           yield* store.commitPage({
             account: "work",
             kind,
@@ -241,7 +217,7 @@ const main = Effect.gen(function* () {
             leaseMillis: 10_000,
             bills: [],
             cursor: "",
-            finished: state?.covered,
+            finished: lease.acquired ? lease.state.covered : undefined,
             order: undefined,
             release: true
           })
@@ -267,55 +243,20 @@ const main = Effect.gen(function* () {
       ).pipe(Effect.provide(api)),
       100
     )
-    const session = new inspector.Session()
-    session.connect()
-    yield* Effect.promise(() =>
-      post(session, "HeapProfiler.startSampling", {
-        samplingInterval: 256,
-        includeObjectsCollectedByMajorGC: true,
-        includeObjectsCollectedByMinorGC: true
-      })
-    )
-    for (let i = 0; i < passes; i++) yield* pass
-    const { profile } = yield* Effect.promise(() =>
-      post<{ profile: { head: ProfileNode } }>(session, "HeapProfiler.stopSampling")
-    )
-    session.disconnect()
     const byModule = new Map<string, number>()
-    const byStage = new Map<string, number>()
     const byFunction = new Map<string, number>()
     let total = 0
-    const walk = (node: ProfileNode, stack: ReadonlyArray<string>) => {
-      const here = [...stack, moduleOf(node.callFrame.url)]
-      if (node.selfSize > 0) {
-        total += node.selfSize
-        const self = here.at(-1) as string
-        byModule.set(self, (byModule.get(self) ?? 0) + node.selfSize)
-        const fn = `${node.callFrame.functionName || "(anonymous)"} ${node.callFrame.url.replace(/^.*node_modules\//, "")}:${node.callFrame.lineNumber}`
-        byFunction.set(fn, (byFunction.get(fn) ?? 0) + node.selfSize)
-        let stage = "other (runtime, cluster-free glue)"
-        for (let i = here.length - 1; i >= 0 && stage.startsWith("other"); i--) {
-          const found = stages.find(([, pattern]) => pattern.test(here[i] as string))
-          if (found !== undefined) stage = found[0]
-        }
-        byStage.set(stage, (byStage.get(stage) ?? 0) + node.selfSize)
-      }
-      for (const child of node.children) walk(child, here)
+    for (const node of nodesOf(yield* sampled(pass, passes, 256))) {
+      if (node.selfSize === 0) continue
+      total += node.selfSize
+      const module = moduleOf(node.callFrame.url)
+      byModule.set(module, (byModule.get(module) ?? 0) + node.selfSize)
+      const where = `${node.callFrame.functionName || "(anonymous)"} ${node.callFrame.url.replace(/^.*node_modules\//, "")}:${node.callFrame.lineNumber}`
+      byFunction.set(where, (byFunction.get(where) ?? 0) + node.selfSize)
     }
-    walk(profile.head, [])
     console.log(`allocated per pass: ${(total / passes / 1024).toFixed(1)} KiB`)
-    console.log("by the innermost stage of ours on the stack (KiB per pass):")
-    for (const [stage, size] of [...byStage].sort((a, b) => b[1] - a[1])) {
-      console.log(`  ${(size / passes / 1024).toFixed(1).padStart(7)}  ${stage}`)
-    }
-    console.log("by the allocating function (KiB per pass, top 30):")
-    for (const [name, size] of [...byFunction].sort((a, b) => b[1] - a[1]).slice(0, 30)) {
-      console.log(`  ${(size / passes / 1024).toFixed(1).padStart(7)}  ${name}`)
-    }
-    console.log("by the allocating module (KiB per pass, top 25):")
-    for (const [name, size] of [...byModule].sort((a, b) => b[1] - a[1]).slice(0, 25)) {
-      console.log(`  ${(size / passes / 1024).toFixed(1).padStart(7)}  ${name}`)
-    }
+    printTop("by the allocating function (KiB per pass, top 30):", byFunction, 30)
+    printTop("by the allocating module (KiB per pass, top 25):", byModule, 25)
   }).pipe(Effect.provide(Layer.mergeAll(database, AddressBudget.layerNone, NodeHttpClient.layerUndici)))
 }).pipe(Effect.scoped)
 

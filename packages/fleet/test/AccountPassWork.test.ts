@@ -12,24 +12,13 @@ import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import * as Supervisor from "effect/Supervisor"
-import * as Tracer from "effect/Tracer"
+import type * as Tracer from "effect/Tracer"
 import { AccountPass, AddressBudget, FleetAccounts } from "../src/index.js"
+import { counted, Forks } from "./support/runtimeWork.js"
 import { seededFleet } from "./support/seededFleet.js"
 import { postgresUrl } from "./support/services.js"
 
 const keys = { apiKey: "k-work", secret: "s-work", passphrase: "p-work" }
-
-/** Counts the fibers forked under it. */
-class Forks extends Supervisor.AbstractSupervisor<number> {
-  count = 0
-  get value() {
-    return Effect.sync(() => this.count)
-  }
-  override onStart() {
-    this.count++
-  }
-}
 
 describe.skipIf(postgresUrl === undefined)("the runtime's work in a fleet pass that finds nothing", () => {
   it.live("forks no fiber for its client, and redacts the signature headers in the HTTP spans", () =>
@@ -57,19 +46,7 @@ describe.skipIf(postgresUrl === undefined)("the runtime's work in a fleet pass t
         yield* pass
         const forks = new Forks()
         const spans: Array<Tracer.Span> = []
-        const outcomes = yield* Effect.tracerWith((tracer) =>
-          Effect.withTracer(
-            Effect.supervised(pass, forks),
-            Tracer.make({
-              span: (...args) => {
-                const span = tracer.span(...args)
-                spans.push(span)
-                return span
-              },
-              context: tracer.context
-            })
-          )
-        )
+        const outcomes = yield* counted(pass, forks, (span) => spans.push(span))
         expect(outcomes.map((kind) => [kind.kind, kind.done, kind.added, kind.requests, kind.error])).toEqual([
           ["funding", true, 0, 1, undefined],
           ["spot", true, 0, 1, undefined],
