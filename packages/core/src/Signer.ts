@@ -128,6 +128,12 @@ export const credentialsConfig: Config.Config<Credentials> = Config.all({
   passphrase: credential("WEEX_API_PASSPHRASE")
 })
 
+/** The redacted names with the ACCESS-* ones added. */
+const withSecretNames = (names: ReadonlyArray<string | RegExp>): ReadonlyArray<string | RegExp> => [
+  ...names,
+  ...secretHeaderNames
+]
+
 /**
  * Adds the ACCESS-* names to `Headers.currentRedactedNames` for everything the layer is
  * provided to.
@@ -137,5 +143,17 @@ export const credentialsConfig: Config.Config<Credentials> = Config.all({
  */
 export const redactSecretHeaders: Layer.Layer<never> = Layer.fiberRefLocallyScopedWith(
   Headers.currentRedactedNames,
-  (names) => [...names, ...secretHeaderNames]
+  withSecretNames
 )
+
+/**
+ * Runs `effect` with the ACCESS-* headers redacted wherever the platform shows headers, as
+ * {@link redactSecretHeaders} does for a layer's scope: for a client made without layers (a
+ * fleet's pass makes one per pass, and a layer's scope and memo map cost it more than the
+ * client itself).
+ *
+ * @since 0.2.0
+ * @category layers
+ */
+export const withSecretHeadersRedacted = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+  Effect.locallyWith(effect, Headers.currentRedactedNames, withSecretNames)

@@ -129,7 +129,14 @@ export * as TaxFiles from "./TaxFiles.js"
  * @category modules
  */
 export * as Signature from "./Signature.js"
-export { type Credentials, credentialsConfig, type RequestToSign, Signer, type SignerShape } from "./Signer.js"
+export {
+  type Credentials,
+  credentialsConfig,
+  type RequestToSign,
+  Signer,
+  type SignerShape,
+  withSecretHeadersRedacted
+} from "./Signer.js"
 export {
   type ContractBillsQuery,
   ContractCursor,

@@ -15,13 +15,14 @@ import {
   type BillsRateLimiterShape,
   type Credentials,
   type OperationName,
-  Signer
+  Signer,
+  withSecretHeadersRedacted
 } from "@account-bills/core"
 import { BillsStore, type StoreAccount, Sync } from "@account-bills/store"
 import type * as HttpClient from "@effect/platform/HttpClient"
+import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import * as Layer from "effect/Layer"
 import * as Metric from "effect/Metric"
 import { AddressBudget } from "./AddressBudget.js"
 import type { PassErrors } from "./FleetAccounts.js"
@@ -151,11 +152,17 @@ export const run = Effect.fn("AccountPass.run")(function* (
       ),
     take: shared.take
   })
-  const api = BillsApi.layer.pipe(
-    Layer.provide(Signer.layer(credentials)),
-    Layer.provide(Layer.succeed(BillsRateLimiter, counting)),
-    Layer.provide(BillsConfig.layer(options.config ?? {}))
-  )
+  // The client of this pass, made as plain effects: as layers (`BillsApi.layer` over the signer's,
+  // the limiter's and the settings'), their scope, memo map and fibers cost a steady pass more
+  // than the client itself (bench/passWork.ts).
+  const api = Effect.gen(function* () {
+    const config = yield* BillsConfig.make(options.config ?? {})
+    const signer = yield* Signer.make(credentials)
+    return yield* Effect.provide(
+      BillsApi.make,
+      Context.make(BillsConfig, config).pipe(Context.add(Signer, signer), Context.add(BillsRateLimiter, counting))
+    )
+  })
   const store = yield* BillsStore
   // The covered window each kind's sync reports, for the lag gauges: no state read of its own.
   const covered = new Map<BillKind, Sync.SyncSummary["covered"]>()
@@ -204,10 +211,11 @@ export const run = Effect.fn("AccountPass.run")(function* (
   const outcomes =
     registered._tag === "Left"
       ? failed(registered.left.message)
-      : yield* Effect.forEach(walked, one, { concurrency: "unbounded" }).pipe(
-          Effect.provide(api),
-          Effect.catchTag("ConfigError", (error) => Effect.succeed(failed(String(error))))
-        )
+      : yield* Effect.flatMap(api, (client) =>
+          withSecretHeadersRedacted(
+            Effect.provideService(Effect.forEach(walked, one, { concurrency: "unbounded" }), BillsApi, client)
+          )
+        ).pipe(Effect.catchTag("ConfigError", (error) => Effect.succeed(failed(String(error)))))
   const now = yield* Effect.clockWith((clock) => clock.currentTimeMillis)
   for (const outcome of outcomes) {
     yield* Metric.incrementBy(Metric.tagged(FleetMetrics.bills, "kind", outcome.kind), outcome.added)
