@@ -4,7 +4,6 @@
  * of times a minute by the runner and by the server. Counted where node-postgres sends them, one
  * pass of a current account through the real HttpClient pipeline against the loopback exchange.
  */
-import { BillsRateLimiter } from "@account-bills/core"
 import { BillsStore } from "@account-bills/store"
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import { describe, expect, it } from "@effect/vitest"
@@ -12,8 +11,8 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Metric from "effect/Metric"
 import { statementsOf } from "../../store/test/support/statements.js"
-import { AccountPass, AddressBudget, FleetAccounts, FleetMetrics } from "../src/index.js"
-import { seededFleet } from "./support/seededFleet.js"
+import { AddressBudget, FleetMetrics } from "../src/index.js"
+import { oneSteadyAccount, passOf } from "./support/seededFleet.js"
 import { postgresUrl } from "./support/services.js"
 
 const keys = { apiKey: "k-steady", secret: "s-steady", passphrase: "p-steady" }
@@ -21,25 +20,9 @@ const keys = { apiKey: "k-steady", secret: "s-steady", passphrase: "p-steady" }
 describe.skipIf(postgresUrl === undefined)("a fleet pass that finds nothing, on PostgreSQL", () => {
   it.live("registers once per store, takes each kind's lease with its state, and lets it go with the walk's end", () =>
     Effect.gen(function* () {
-      const { database, exchange, now } = yield* seededFleet({
-        accounts: 1,
-        labelOf: () => "steady",
-        credentialsOf: () => keys,
-        perAddress: false,
-        exchangeOf: (_, now) => ({
-          rateLimit: false,
-          generate: { seed: 9, funding: 150, spot: 150, startMillis: now - 86_400_000, endMillis: now - 60_000 }
-        })
-      })
+      const { database, exchange, now } = yield* oneSteadyAccount("steady", keys)
       yield* Effect.gen(function* () {
-        const accounts = yield* FleetAccounts
-        const opened = yield* accounts.open("steady")
-        const perKey = yield* BillsRateLimiter.make({ limit: 1000 })
-        const pass = AccountPass.run(opened.account, opened.credentials, perKey, {
-          pagesPerPass: 20,
-          config: { baseUrl: exchange.url },
-          kinds: ["funding", "spot"]
-        })
+        const pass = yield* passOf("steady", exchange.url, ["funding", "spot"])
         const first = yield* pass
         expect(first.map((kind) => [kind.kind, kind.done, kind.error])).toEqual([
           ["funding", true, undefined],

@@ -7,15 +7,14 @@
  * (bench/passWork.ts). Made without the signer's layer, the pass still redacts the ACCESS-*
  * headers wherever the platform shows them: the `http.client` span's attributes.
  */
-import { BillsRateLimiter } from "@account-bills/core"
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type * as Tracer from "effect/Tracer"
-import { AccountPass, AddressBudget, FleetAccounts } from "../src/index.js"
+import { AddressBudget } from "../src/index.js"
 import { counted, Forks } from "./support/runtimeWork.js"
-import { seededFleet } from "./support/seededFleet.js"
+import { oneSteadyAccount, passOf } from "./support/seededFleet.js"
 import { postgresUrl } from "./support/services.js"
 
 const keys = { apiKey: "k-work", secret: "s-work", passphrase: "p-work" }
@@ -23,24 +22,9 @@ const keys = { apiKey: "k-work", secret: "s-work", passphrase: "p-work" }
 describe.skipIf(postgresUrl === undefined)("the runtime's work in a fleet pass that finds nothing", () => {
   it.live("forks no fiber for its client, and redacts the signature headers in the HTTP spans", () =>
     Effect.gen(function* () {
-      const { database, exchange } = yield* seededFleet({
-        accounts: 1,
-        labelOf: () => "work",
-        credentialsOf: () => keys,
-        perAddress: false,
-        exchangeOf: (_, now) => ({
-          rateLimit: false,
-          generate: { seed: 9, funding: 150, spot: 150, startMillis: now - 86_400_000, endMillis: now - 60_000 }
-        })
-      })
+      const { database, exchange } = yield* oneSteadyAccount("work", keys)
       yield* Effect.gen(function* () {
-        const accounts = yield* FleetAccounts
-        const opened = yield* accounts.open("work")
-        const perKey = yield* BillsRateLimiter.make({ limit: 1000 })
-        const pass = AccountPass.run(opened.account, opened.credentials, perKey, {
-          pagesPerPass: 20,
-          config: { baseUrl: exchange.url }
-        })
+        const pass = yield* passOf("work", exchange.url)
         // The first sync, then a pass to settle (the limiter trusts its rule by then).
         yield* pass
         yield* pass

@@ -9,7 +9,8 @@ import { expect } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
-import { FleetCipher, FleetDatabase, FleetStatus } from "../../src/index.js"
+import { BillsRateLimiter, type BillKind } from "@account-bills/core"
+import { AccountPass, FleetAccounts, FleetCipher, FleetDatabase, FleetStatus } from "../../src/index.js"
 import * as FleetExchange from "./FleetExchange.js"
 import { addAccounts, freshDatabase, postgresUrl, type TestCredentials, testKey } from "./services.js"
 
@@ -88,3 +89,31 @@ export const seededFleet = (options: SeededFleetOptions) =>
 
 /** The fleet `seededFleet` makes, for the lifetime of the scope. */
 export type SeededFleet = Effect.Effect.Success<ReturnType<typeof seededFleet>>
+
+/**
+ * One account with 150 funding and 150 spot bills of the last day, on a loopback exchange with no
+ * limit: the fleet on which a pass that finds nothing is measured.
+ */
+export const oneSteadyAccount = (label: string, credentials: TestCredentials) =>
+  seededFleet({
+    accounts: 1,
+    labelOf: () => label,
+    credentialsOf: () => credentials,
+    perAddress: false,
+    exchangeOf: (_, now) => ({
+      rateLimit: false,
+      generate: { seed: 9, funding: 150, spot: 150, startMillis: now - 86_400_000, endMillis: now - 60_000 }
+    })
+  })
+
+/** A pass of the account `label` as a runner makes it, at a per-key limit far above what it sends. */
+export const passOf = (label: string, baseUrl: string, kinds?: ReadonlyArray<BillKind>) =>
+  Effect.gen(function* () {
+    const opened = yield* (yield* FleetAccounts).open(label)
+    const perKey = yield* BillsRateLimiter.make({ limit: 1000 })
+    return AccountPass.run(opened.account, opened.credentials, perKey, {
+      pagesPerPass: 20,
+      config: { baseUrl },
+      ...(kinds === undefined ? {} : { kinds })
+    })
+  })
