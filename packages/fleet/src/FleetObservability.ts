@@ -51,6 +51,7 @@ import { AddressBudget } from "./AddressBudget.js"
 import { FleetAccounts } from "./FleetAccounts.js"
 import { entityIdOf } from "./FleetEntity.js"
 import * as FleetMetrics from "./FleetMetrics.js"
+import { isWatched } from "./internal/watchedKinds.js"
 
 /**
  * The `service.name` of the fleet's runners, unless `OTEL_SERVICE_NAME` says another.
@@ -181,18 +182,21 @@ export const refreshAccounts = (
       mine,
       (account) =>
         Effect.gen(function* () {
+          // Since when the kinds a check watches fail (internal/watchedKinds.ts).
+          const since: Array<number> = []
           for (const kind of BillKind.literals) {
             const state = yield* store.state(account.label, kind)
             // A key the futures interface refuses has no futures account to fall behind in: its
             // refusal shows in status, and a lag that grows forever would only page for it.
-            if (kind === "contract" && state.covered === undefined && account.errors.contract !== undefined) continue
+            if (!isWatched(kind, state.covered !== undefined, account.errors[kind] !== undefined)) continue
+            const failingSince = account.errorsSince[kind]
+            if (failingSince !== undefined) since.push(failingSince)
             const tagged = (metric: Metric.Metric.Gauge<number>) =>
               metric.pipe(Metric.tagged("account", account.label), Metric.tagged("kind", kind))
             const to = state.covered?.to
             yield* Metric.set(tagged(FleetMetrics.lag), now - (to ?? account.addedAt))
             if (to !== undefined) yield* Metric.set(tagged(FleetMetrics.coveredTo), to)
           }
-          const since = [account.errorsSince.funding, account.errorsSince.spot].filter((at) => at !== undefined)
           yield* Metric.set(
             Metric.tagged(FleetMetrics.failingSince, "account", account.label),
             since.length === 0 ? 0 : Math.min(...since)

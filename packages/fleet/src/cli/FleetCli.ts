@@ -35,6 +35,7 @@ import * as FleetObservability from "../FleetObservability.js"
 import * as FleetRunner from "../FleetRunner.js"
 import * as FleetStatus from "../FleetStatus.js"
 import { packageVersion } from "../internal/version.js"
+import { isWatched } from "../internal/watchedKinds.js"
 
 /**
  * A flag or value the command line cannot use.
@@ -181,17 +182,26 @@ const errorsOf = (row: FleetStatus.AccountStatus, now: number): string =>
     })
     .join("; ")
 
+/** The kinds of a row a check watches (internal/watchedKinds.ts). */
+const watchedOf = (row: FleetStatus.AccountStatus): ReadonlyArray<FleetStatus.KindStatus> =>
+  BillKind.literals.flatMap((kind) =>
+    isWatched(kind, row[kind].coveredTo !== null, row[kind].error !== null) ? [row[kind]] : []
+  )
+
+/** A row one of whose watched kinds fails. */
+const isFailing = (row: FleetStatus.AccountStatus): boolean => watchedOf(row).some((kind) => kind.error !== null)
+
 /** The status as lines: a summary, then one row per account. */
 const statusLines = (
   rows: ReadonlyArray<FleetStatus.AccountStatus>,
   runners: ReadonlyArray<FleetStatus.RunnerStatus>,
   now: number
 ): ReadonlyArray<string> => {
-  const failing = rows.filter((row) => BillKind.literals.some((kind) => row[kind].error !== null))
+  const failing = rows.filter(isFailing)
   const current = rows.filter(
     (row) =>
       !failing.includes(row) &&
-      BillKind.literals.map((kind) => row[kind].lagMillis).every((lag) => lag !== null && lag <= currentWithinMillis)
+      watchedOf(row).every((kind) => kind.lagMillis !== null && kind.lagMillis <= currentWithinMillis)
   )
   const alive = runners.filter((runner) => runner.alive)
   const dead = runners.filter((runner) => !runner.alive)
@@ -248,7 +258,7 @@ const alertOf = (
   now: number,
   maxLagMillis: number | undefined
 ): FleetStatusAlert | undefined => {
-  const failing = rows.filter((row) => row.funding.error !== null || row.spot.error !== null)
+  const failing = rows.filter(isFailing)
   if (failing.length > 0) {
     return new FleetStatusAlert({
       exitCode: 3,
@@ -256,7 +266,7 @@ const alertOf = (
     })
   }
   if (maxLagMillis === undefined) return undefined
-  const behind = rows.filter((row) => [row.funding, row.spot].some((kind) => behindBy(row, kind, now) > maxLagMillis))
+  const behind = rows.filter((row) => watchedOf(row).some((kind) => behindBy(row, kind, now) > maxLagMillis))
   return behind.length === 0
     ? undefined
     : new FleetStatusAlert({
