@@ -189,6 +189,20 @@ export const farModel = (options: {
     )
   )
 
+/**
+ * The slots of a row that came late: request p + 10 more than a window and the limiter's 25 ms
+ * margin (and 2 ms of its rounding) after request p. Under a strict window a late slot is never
+ * made up: every later request of its class of ten comes as late.
+ */
+export const lateSlots = (row: FarModelRow): string =>
+  row.arrivals
+    .slice(10)
+    .flatMap((at, p) => {
+      const late = at - (row.arrivals[p] as number) - windowMillis - 25
+      return late > 2 ? [`${p + 11}:${late}`] : []
+    })
+    .join(" ")
+
 /** The request log of a row: each arrival, and the gap to the one before. */
 export const requestLog = (row: FarModelRow): string =>
   row.arrivals.map((at, i) => `${i + 1}:${at}(+${at - (row.arrivals[i - 1] ?? at)})`).join(" ")
@@ -213,6 +227,6 @@ if (process.argv[1]?.endsWith("farModel.ts")) {
     console.log(
       `${histories ? `${(row.shape ?? "model").padEnd(6)} ` : ""}${row.apiVersion} ${row.account} ${row.roundTripMillis} ms jitter ${row.jitterMillis}: ${row.requests} requests, share ${row.share.toFixed(3)} (${row.requestsPerSecond.toFixed(2)} of ${row.walkCeilingPerSecond.toFixed(2)}), ${row.rejected} x 429, ${row.distinct}/${row.expected} bills${histories ? ` (goal ${farGoal}${row.share >= farGoal ? "" : ": short"})` : ""}`
     )
-    if (process.argv.includes("--log")) console.log(requestLog(row))
+    if (process.argv.includes("--log")) console.log(`${requestLog(row)}\n  late: ${lateSlots(row)}`)
   }
 }
