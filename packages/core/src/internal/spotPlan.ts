@@ -457,11 +457,14 @@ export const makeSpotPlan = (
       s.held += page.bills
       s.queued++
       if (s !== begun && page.bills > 0) spread = true
-      // A segment behind the head whose queue this page fills would wait, its walk idle, until
-      // the head is emitted, and then walk its last pages one round trip at a time while nothing
-      // else is left to do (the tail of a far export). It ends here instead: its unread part is
-      // handed on whole, as it is, to a segment that another walk takes up as soon as one may.
-      if (bufferPages !== undefined && s !== head && s.queued >= bufferPages) {
+      // A segment behind the head whose queue is full, this page being the one its walk would wait
+      // to hand over, would wait, counted as walking, until the head is emitted, and then walk its
+      // last pages one round trip at a time while nothing else is left to do (the tail of a far
+      // export). It ends with this page instead: its unread part is handed on whole, as it is, to a
+      // segment another walk takes up as soon as one may. The buffer's bound is as before: the
+      // queue's pages and the one page waiting to go in. (Ending it a page sooner, at a full
+      // queue, handed on the last tenth of a page of many pieces, each to wait for room.)
+      if (bufferPages !== undefined && s !== head && s.queued > bufferPages) {
         const rest = newSegment(s.state, s.density)
         rest.next = s.next
         s.next = rest

@@ -570,7 +570,7 @@ describe("makeSpotPlan, bookkeeping", () => {
 })
 
 describe("makeSpotPlan, a full queue behind the head", () => {
-  it("ends the segment with the page that fills its queue and hands its unread part on whole", () => {
+  it("ends the segment with the page that finds its queue full and hands its unread part on whole", () => {
     const p = makeSpotPlan(state(0, 99_999), 1, { concurrency: 4, limit, piecePages, bufferPages: 2 }, 0)
     const head = p.claimNext(0)?.claimed as Segment
     const second = p.claimNext(0)?.claimed as Segment
@@ -582,6 +582,8 @@ describe("makeSpotPlan, a full queue behind the head", () => {
     expect(page(head, 10).last).toBe(false)
     expect(page(head, 20).last).toBe(false)
     expect(page(second, 30).last).toBe(false)
+    // Its queue is full now; the next page is the one its walk would wait to hand over.
+    expect(page(second, 35).last).toBe(false)
     const unread = nextOf(second)
     const full = page(second, 40, unread)
     expect(full.last).toBe(true)
@@ -594,6 +596,7 @@ describe("makeSpotPlan, a full queue behind the head", () => {
     expect(full.schedule).toBe(true)
     // Once emitted, the segment's place as head goes to the rest.
     p.emitted(head, 200, true)
+    p.emitted(second, 100, false)
     p.emitted(second, 100, false)
     p.emitted(second, 100, true)
     expect(p.head()).toBe(full.created)
