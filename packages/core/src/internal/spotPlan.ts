@@ -32,6 +32,9 @@
  * Memory: at most `concurrency` segments walk at once, and besides the head (whose pages go out
  * as the consumer pulls them) at most `concurrency` segments hold bills or fetch pages. A segment
  * read to its end whose pages hold no bills (cut into the years before the history) takes no room.
+ * A segment behind the head whose queue is full ends there and hands its unread part on whole:
+ * its walk would otherwise wait, counted as walking, until the head is emitted, and then read
+ * its last pages one round trip apart at the end of the export, with nothing else left to do.
  */
 import type { SpotWalkState } from "./spotWalk.js"
 
@@ -95,6 +98,8 @@ export interface Segment {
   readonly density: number | undefined
   /** Bills in pages fetched and not yet emitted. */
   readonly held: number
+  /** Pages fetched and not yet emitted. */
+  readonly queued: number
   readonly next: Segment | undefined
 }
 
@@ -103,6 +108,7 @@ interface MutableSegment {
   status: "pending" | "walking" | "done"
   density: number | undefined
   held: number
+  queued: number
   next: MutableSegment | undefined
 }
 
@@ -136,8 +142,10 @@ export interface SpotPlan {
   readonly cutOff: (segment: Segment, now: number) => Segment | undefined
   /**
    * A page of `segment` that left `next` to read: its state moves on, a full page measures the
-   * density, and the far part is cut off when more walks are wanted and none waits. Returns the
-   * rest of the whole window after the page, the segment cut off, and whether to claim more.
+   * density, and the far part is cut off when more walks are wanted and none waits; or, when the
+   * page fills the queue of a segment behind the head (`bufferPages`), the segment ends with it
+   * and its unread part is handed on whole. Returns the rest of the whole window after the page,
+   * the segment cut off or handed on, whether to claim more, and whether the page is the last.
    */
   readonly afterPage: (
     segment: Segment,
@@ -150,7 +158,13 @@ export interface SpotPlan {
       readonly requests?: number | undefined
     },
     timing: Timing
-  ) => { readonly rest: SpotWalkState; readonly created: Segment | undefined; readonly schedule: boolean }
+  ) => {
+    readonly rest: SpotWalkState
+    readonly created: Segment | undefined
+    readonly schedule: boolean
+    /** The segment's last page: its unread part was handed on as `created` (see `afterPage`). */
+    readonly last: boolean
+  }
   /**
    * The last page of `segment`: it is done. Returns the rest of the whole window after it
    * (`undefined` when nothing is left). `timing` is `undefined` when no request was made.
@@ -264,10 +278,11 @@ export const sliceCut = (state: SpotWalkState, maxWidth: number): Split | undefi
 export const makeSpotPlan = (
   start: SpotWalkState,
   density: number | undefined,
-  options: Pick<SpotPoolOptions, "concurrency" | "limit" | "piecePages" | "maxWidth" | "firstRoundTripMillis">,
+  options: Pick<SpotPoolOptions, "concurrency" | "limit" | "piecePages" | "maxWidth" | "firstRoundTripMillis"> &
+    Partial<Pick<SpotPoolOptions, "bufferPages">>,
   now: number
 ): SpotPlan => {
-  const { concurrency, limit, maxWidth, piecePages } = options
+  const { bufferPages, concurrency, limit, maxWidth, piecePages } = options
   const opening =
     options.firstRoundTripMillis !== undefined && options.firstRoundTripMillis >= openAllAtMillis
       ? concurrency
@@ -283,6 +298,7 @@ export const makeSpotPlan = (
     status: "pending",
     density: segmentDensity,
     held: 0,
+    queued: 0,
     next: undefined
   })
   let head: MutableSegment | undefined = newSegment(start, density)
@@ -438,12 +454,27 @@ export const makeSpotPlan = (
             ? undefined
             : readDensity(page.before, page.next, page.received)
       if (measured !== undefined) s.density = measured
+      s.held += page.bills
+      s.queued++
+      if (s !== begun && page.bills > 0) spread = true
+      // A segment behind the head whose queue is full, this page being the one its walk would wait
+      // to hand over, would wait, counted as walking, until the head is emitted, and then walk its
+      // last pages one round trip at a time while nothing else is left to do (the tail of a far
+      // export). It ends with this page instead: its unread part is handed on whole, as it is, to a
+      // segment another walk takes up as soon as one may. The buffer's bound is as before: the
+      // queue's pages and the one page waiting to go in. (Ending it a page sooner, at a full
+      // queue, handed on the last tenth of a page of many pieces, each to wait for room.)
+      if (bufferPages !== undefined && s !== head && s.queued > bufferPages) {
+        const rest = newSegment(s.state, s.density)
+        rest.next = s.next
+        s.next = rest
+        s.status = "done"
+        return { rest: restAfterPage(s.state), created: rest, schedule: true, last: true }
+      }
       // More walks may be wanted: hand the far part of this window on.
       const schedule = room() && !anyPending()
       const created = schedule ? cutOff(s, timing.now) : undefined
-      s.held += page.bills
-      if (s !== begun && page.bills > 0) spread = true
-      return { rest: restAfterPage(s.state), created, schedule }
+      return { rest: restAfterPage(s.state), created, schedule, last: false }
     },
     afterEnd: (segment, page, timing) => {
       const s = own(segment)
@@ -459,6 +490,7 @@ export const makeSpotPlan = (
         for (let p = s.next; p !== undefined; p = p.next) if (p.status === "pending") p.density = undefined
       }
       s.held += page.bills
+      s.queued++
       if (s !== begun && page.bills > 0) spread = true
       const rest = restAfterSegment(s.state)
       // A piece that found nothing at all, out to the window's end: the window was not long, as the
@@ -479,6 +511,7 @@ export const makeSpotPlan = (
     emitted: (segment, bills, last) => {
       const s = own(segment)
       s.held -= bills
+      s.queued--
       if (last && head === s) head = s.next
     }
   }

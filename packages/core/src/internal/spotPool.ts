@@ -131,7 +131,8 @@ export const spotPool = <B extends TimedBill>(
             )
             yield* open(after.created)
             if (after.schedule) yield* schedule
-            yield* Queue.offer(queue, { _tag: "Page", page: { bills, received, rest: after.rest }, last: false })
+            yield* Queue.offer(queue, { _tag: "Page", page: { bills, received, rest: after.rest }, last: after.last })
+            if (after.last) return
           }
         })
 

@@ -569,6 +569,40 @@ describe("makeSpotPlan, bookkeeping", () => {
   })
 })
 
+describe("makeSpotPlan, a full queue behind the head", () => {
+  it("ends the segment with the page that finds its queue full and hands its unread part on whole", () => {
+    const p = makeSpotPlan(state(0, 99_999), 1, { concurrency: 4, limit, piecePages, bufferPages: 2 }, 0)
+    const head = p.claimNext(0)?.claimed as Segment
+    const second = p.claimNext(0)?.claimed as Segment
+    // Pages of 100 bills over 50 ms each, newest first.
+    const nextOf = (segment: Segment) => ({ ...segment.state, hi: segment.state.hi - 50, edgeBillIds: ["y"] })
+    const page = (segment: Segment, now: number, next = nextOf(segment)) =>
+      p.afterPage(segment, { before: segment.state, next, bills: 100, received: 100 }, { sent: now - 5, now })
+    // The head's pages go out as the consumer pulls them: its queue never ends it.
+    expect(page(head, 10).last).toBe(false)
+    expect(page(head, 20).last).toBe(false)
+    expect(page(second, 30).last).toBe(false)
+    // Its queue is full now; the next page is the one its walk would wait to hand over.
+    expect(page(second, 35).last).toBe(false)
+    const unread = nextOf(second)
+    const full = page(second, 40, unread)
+    expect(full.last).toBe(true)
+    expect(second.status).toBe("done")
+    // The rest, edge ids and all, waits for a walk of its own; the segments after it follow it.
+    expect(unread.hi).toBeGreaterThan(unread.lo)
+    expect(full.created?.state).toEqual(unread)
+    expect(full.created?.status).toBe("pending")
+    expect(second.next).toBe(full.created)
+    expect(full.schedule).toBe(true)
+    // Once emitted, the segment's place as head goes to the rest.
+    p.emitted(head, 200, true)
+    p.emitted(second, 100, false)
+    p.emitted(second, 100, false)
+    p.emitted(second, 100, true)
+    expect(p.head()).toBe(full.created)
+  })
+})
+
 describe("under a width rule (the futures interface: 100 days a request)", () => {
   // A request covers at most 1,000 ms between its bounds, so 999 ms of the window (both bounds widened).
   const maxWidth = 1000
