@@ -16,6 +16,7 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
+import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import { type BillKind, BillsStore, type SyncState } from "./BillsStore.js"
 import { kindWalks, type WalkPage } from "./internal/kindWalks.js"
@@ -203,7 +204,27 @@ const syncKind = (options: SyncOptions, kind: BillKind) =>
     // end with more than one page marked done. Pulled by hand rather than through
     // `Stream.zipWithNext` and a fold: a fleet runs this for every kind of every account every
     // interval, and each stream stage costs its channel's machinery per run and per page.
-    const pull = yield* Stream.toPull(ahead(bounded(pages, options)))
+    // The first two pulls go to the walk directly, and the read-ahead starts with the third: a
+    // walk of one page (a steady pass: the page, then its end) forks no fiber for a buffer it
+    // does not use. A longer walk gives up the overlap for its first commit only.
+    const scope = yield* Effect.scope
+    const direct = yield* Stream.toPull(bounded(pages, options))
+    let directPulls = 0
+    let buffered: typeof direct | undefined
+    const pull: typeof direct = Effect.suspend(() => {
+      if (buffered !== undefined) return buffered
+      if (directPulls < 2) {
+        directPulls += 1
+        return direct
+      }
+      return Effect.flatMap(
+        Scope.extend(Stream.toPull(ahead(Stream.repeatEffectChunkOption(direct))), scope),
+        (pull) => {
+          buffered = pull
+          return pull
+        }
+      )
+    })
     let queued: Array<WalkPage> = []
     let ended = false
     const next: Effect.Effect<Option.Option<Either.Either<WalkPage, BillsError>>> = Effect.suspend(() => {
