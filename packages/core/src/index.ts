@@ -50,6 +50,13 @@ export {
  */
 export * as CliHelp from "./CliHelp.js"
 /**
+ * A callback after a time on the fiber's clock, with no fiber on the real clock.
+ *
+ * @since 0.2.0
+ * @category modules
+ */
+export * as ClockTimer from "./ClockTimer.js"
+/**
  * Counters per operation: requests, 429s, retries, bills.
  *
  * @since 0.1.0

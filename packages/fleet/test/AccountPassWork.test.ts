@@ -36,9 +36,12 @@ describe.skipIf(postgresUrl === undefined)("the runtime's work in a fleet pass t
           ["spot", true, 0, 1, undefined],
           ["contract", true, 0, 1, undefined]
         ])
-        // Per kind: its fiber, the lease's renewal, the read-ahead buffer, the walk's, and the
-        // request's timeout (its own and its timer's). With the client built as layers: 26.
-        expect(forks.count).toBeLessThanOrEqual(19)
+        // Per kind: its fiber and the request's; one more for the pass. The request timeout's
+        // timer and the lease's first renewal are the event loop's timers, not fibers, and the
+        // read-ahead buffer (two fibers a kind) starts with a walk's third pull. With the buffer
+        // from the first: 13; with a renewal fiber per lease as well: 16; with the timeout raced
+        // against a forked timer too: 19; with the client built as layers: 26.
+        expect(forks.count).toBeLessThanOrEqual(7)
         const http = spans.filter((span) => span.name.startsWith("http.client"))
         expect(http).toHaveLength(3)
         for (const span of http) {

@@ -14,8 +14,11 @@ import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
+import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
+import * as Queue from "effect/Queue"
 import * as Schema from "effect/Schema"
+import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import { type BillKind, BillsStore, type SyncState } from "./BillsStore.js"
 import { kindWalks, type WalkPage } from "./internal/kindWalks.js"
@@ -120,11 +123,42 @@ export interface SyncSummary extends SyncProgress {
 }
 
 /**
- * The next pages are fetched while one commits, so the store's time hides behind the
- * exchange's. Pages still commit one by one in order; fetched pages lost in a crash are
- * fetched again from the last committed cursor.
+ * The pulls of a walk, the next pages fetched while one commits so that the store's time hides
+ * behind the exchange's: from the third pull on, a fiber pulls up to two ahead. The first two go
+ * to the walk directly: a walk of one page (a steady pass: the page, then its end) forks nothing
+ * for a read-ahead it would not use, and a longer one gives up the overlap for its first commit
+ * only. A queue of pulls rather than `Stream.buffer` over the walk, which forked two fibers and
+ * ran a second stream's channel per page. Pages still commit one by one in order; fetched pages
+ * lost in a crash are fetched again from the last committed cursor.
  */
-const ahead = <A, E>(pages: Stream.Stream<A, E>) => Stream.buffer(pages, { capacity: 2 })
+const readAhead = <A, E>(pull: Effect.Effect<A, E>, scope: Scope.Scope): Effect.Effect<A, E> => {
+  let direct = 0
+  let ahead: Queue.Queue<Exit.Exit<A, E>> | undefined
+  const start = Effect.gen(function* () {
+    const queue = yield* Queue.bounded<Exit.Exit<A, E>>(2)
+    // Stops after the first failure (the walk's end is one): nothing is pulled after it.
+    const produce: Effect.Effect<void> = Effect.flatMap(Effect.exit(pull), (exit) =>
+      Effect.zipRight(Queue.offer(queue, exit), Exit.isSuccess(exit) ? produce : Effect.void)
+    )
+    yield* Effect.forkIn(produce, scope)
+    return queue
+  })
+  return Effect.suspend(() => {
+    if (direct < 2) {
+      direct += 1
+      return pull
+    }
+    return Effect.flatMap(
+      // A queue is an effect too (it takes): the tap must not return it.
+      ahead === undefined
+        ? Effect.tap(start, (queue) => {
+            ahead = queue
+          })
+        : Effect.succeed(ahead),
+      (queue) => Effect.flatten(Queue.take(queue))
+    )
+  })
+}
 
 /**
  * The pages a run takes: at most `maxPages`, and none after the one that arrives once `until` has
@@ -203,7 +237,7 @@ const syncKind = (options: SyncOptions, kind: BillKind) =>
     // end with more than one page marked done. Pulled by hand rather than through
     // `Stream.zipWithNext` and a fold: a fleet runs this for every kind of every account every
     // interval, and each stream stage costs its channel's machinery per run and per page.
-    const pull = yield* Stream.toPull(ahead(bounded(pages, options)))
+    const pull = readAhead(yield* Stream.toPull(bounded(pages, options)), yield* Effect.scope)
     let queued: Array<WalkPage> = []
     let ended = false
     const next: Effect.Effect<Option.Option<Either.Either<WalkPage, BillsError>>> = Effect.suspend(() => {

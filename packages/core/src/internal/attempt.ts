@@ -21,6 +21,7 @@ import type { OperationName } from "../Operation.js"
 import type { SignerShape } from "../Signer.js"
 import { type Answer, type CallName, type EnvelopeInterpreter, notFound } from "./envelope.js"
 import { exactNumbers } from "./exactNumbers.js"
+import { timeoutFail } from "./requestTimeout.js"
 import { lastSentAt } from "./sentAt.js"
 
 /** Sends a request and returns the interpreted answer. */
@@ -45,7 +46,7 @@ export const makeSend =
           retryAfter: response.headers["retry-after"]
         }))
       ),
-      Effect.timeoutFail({
+      timeoutFail({
         duration: config.requestTimeout,
         onTimeout: () =>
           new BillsTransportError({

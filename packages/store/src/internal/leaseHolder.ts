@@ -3,8 +3,11 @@
  * for another holder up to a limit), renewed while the scope is open, and let go however the
  * scope closes. A killed holder's lease simply runs out.
  */
+import { ClockTimer } from "@account-bills/core"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
+import * as Runtime from "effect/Runtime"
 import type * as Scope from "effect/Scope"
 import { type BillKind, BillsStore, type StoreFailure, type SyncState } from "../BillsStore.js"
 import { SyncBusy } from "../StoreErrors.js"
@@ -53,6 +56,12 @@ export interface Held {
  * Holds the lease until the scope closes; renewed every third of its length, so that a slow
  * page does not let it run out under the walk. The renewal only renews: a lease let go with the
  * walk's last page stays free.
+ *
+ * Each committed page renews the lease too, and most walks (a fleet's steady pass: one page)
+ * end long before a third of it: so no fiber waits for the first renewal. A timer does
+ * (`ClockTimer.arm`: the event loop's on the real clock), and the renewing fiber is forked only
+ * when it fires, from the holder's runtime; the scope's close disarms the one and interrupts the
+ * other.
  */
 export const hold = (terms: LeaseTerms): Effect.Effect<Held, StoreFailure | SyncBusy, BillsStore | Scope.Scope> =>
   Effect.gen(function* () {
@@ -61,11 +70,21 @@ export const hold = (terms: LeaseTerms): Effect.Effect<Held, StoreFailure | Sync
     const state = yield* Effect.acquireRelease(acquire(terms), () =>
       released ? Effect.void : Effect.ignore(store.releaseLease(terms.account, terms.kind, terms.owner))
     )
-    yield* Effect.forkScoped(
-      Effect.ignore(store.renewLease(terms.account, terms.kind, terms.owner, terms.leaseMillis)).pipe(
-        Effect.delay(Duration.millis(Math.max(terms.leaseMillis / 3, 1))),
-        Effect.forever
-      )
+    const third = Duration.millis(Math.max(terms.leaseMillis / 3, 1))
+    const renew = Effect.ignore(store.renewLease(terms.account, terms.kind, terms.owner, terms.leaseMillis))
+    const runtime = yield* Effect.runtime<BillsStore>()
+    // Once the scope closes, a timer that fires late (a fiber's stops asynchronously) forks nothing.
+    let closed = false
+    let renewing: Fiber.RuntimeFiber<never> | undefined
+    const disarm = yield* ClockTimer.arm(third, () => {
+      if (!closed) renewing = Runtime.runFork(runtime)(Effect.forever(Effect.zipRight(renew, Effect.sleep(third))))
+    })
+    yield* Effect.addFinalizer(() =>
+      Effect.suspend(() => {
+        closed = true
+        disarm()
+        return renewing === undefined ? Effect.void : Fiber.interrupt(renewing)
+      })
     )
     return {
       state,
