@@ -10,6 +10,7 @@ import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import { Amount } from "./Amount.js"
 import { idPattern, millisPattern } from "./internal/grammar.js"
+import { withoutExponent } from "./internal/decimalText.js"
 import type { contractIncomeTypes, fundingBizTypes, spotBizTypes } from "./Operation.js"
 
 /**
@@ -196,10 +197,16 @@ const pick = (raw: RawRecord, ...names: ReadonlyArray<string>): unknown => {
 
 /**
  * A number as the digits it was written with, when that is exact: the response lexer keeps every
- * literal a JS number would not read back as written in a string, so a number here is exact.
+ * literal a JS number would not read back as written in a string, so a number here is exact. A
+ * literal in exponent notation (a server that writes its decimals as Java's `BigDecimal.toString`
+ * or Python's `json.dumps` of a float does: `1E-8`, `1e-05`) is written out in full, the same
+ * value: the futures interface may send its amounts as JSON numbers, and such a literal, once the
+ * lexer kept it as text, cannot be told from a string.
  */
-const exactText = (value: unknown): unknown =>
-  typeof value === "number" && Number.isFinite(value) ? String(value) : value
+const exactText = (value: unknown): unknown => {
+  const text = typeof value === "number" && Number.isFinite(value) ? String(value) : value
+  return typeof text === "string" ? (withoutExponent(text) ?? text) : text
+}
 
 /**
  * A contract record as it comes over the wire, v2 or v3, to a `ContractBill` with the common

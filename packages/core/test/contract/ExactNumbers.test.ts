@@ -30,6 +30,16 @@ describe("exactNumbers", () => {
     expect(exactNumbers("{1-2}")).toBe("{1-2}")
   })
 
+  it("keeps a literal with an exponent whole, as written, where a number would change it", () => {
+    expect(JSON.parse(exactNumbers("[1e400,1E+400,-1e-400,1E-8,1e-7]"))).toEqual([
+      "1e400",
+      "1E+400",
+      "-1e-400",
+      "1E-8",
+      1e-7
+    ])
+  })
+
   it("parses to the same value as JSON.parse wherever numbers are exact, and keeps digits where not", () => {
     fc.assert(
       fc.property(
