@@ -195,6 +195,56 @@ export const densityOf = (before: SpotWalkState, after: SpotWalkState, received:
 }
 
 /**
+ * A first round trip from this long (and below {@link openAllAtMillis}) lets the opening measure
+ * the density by the first page's own bills when the page found a quiet stretch before them
+ * ({@link openingDensity}). Nearer, one walk keeps the limiter busy and finer pieces would only
+ * cost requests, where many accounts share a budget.
+ */
+export const quietOpeningAtMillis = 100
+
+/**
+ * How much of a first page's span may be quiet before its bills' own span measures the density:
+ * a span at least this many times its bills' (a history that ends a while before the clock).
+ */
+export const quietSpans = 4
+
+/**
+ * The density the pool opens with: what the first page measured between the window's edge and its
+ * last bill ({@link densityOf}), or, when most of that span was quiet (the time between the window's
+ * edge and `nearest`, the page's first bill, at least `quietSpans` times the bills' own span) and
+ * the first round trip lies in `[quietOpeningAtMillis, openAllAtMillis)`, the density of the bills
+ * themselves. A history that ends a day before the clock otherwise opens with pieces cut at the
+ * quiet day's density (3,000 bills in one day: 31 times too sparse), all its bills in the first
+ * piece and the other walks' pieces empty. Not when every walk opens at once (`openAllAtMillis`):
+ * there nine pieces are cut blind, and in a history of bursts weeks apart the pieces cut at a
+ * burst's density fall in the gap after it, one empty request each (6,000 bills in four bursts:
+ * 96 requests for 82).
+ */
+export const openingDensity = (
+  before: SpotWalkState,
+  after: SpotWalkState,
+  received: number,
+  nearest: number | undefined,
+  firstRoundTripMillis: number | undefined
+): number | undefined => {
+  const spanned = densityOf(before, after, received)
+  if (
+    spanned === undefined ||
+    nearest === undefined ||
+    firstRoundTripMillis === undefined ||
+    firstRoundTripMillis < quietOpeningAtMillis ||
+    firstRoundTripMillis >= openAllAtMillis
+  ) {
+    return spanned
+  }
+  const own =
+    after.order === "newest-first"
+      ? densityOf({ ...before, hi: nearest }, after, received)
+      : densityOf({ ...before, lo: nearest }, after, received)
+  return own !== undefined && own >= quietSpans * spanned ? own : spanned
+}
+
+/**
  * Bills per millisecond of a page short of the limit that left part of the window to read (a
  * width rule sliced the request): the slice it read whole held `received` bills, maybe none.
  * `undefined` while the order is unknown.

@@ -3,6 +3,7 @@
  * same time bounds and limit): the walk of {@link spotStep} over the exchange, its first page
  * alone, then the pages after it from a pool of walks over parts of the window ({@link spotPool}).
  */
+import * as DateTime from "effect/DateTime"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Stream from "effect/Stream"
@@ -11,7 +12,7 @@ import type { BillsError, InvalidParams } from "../Errors.js"
 import { maxPageSize } from "../Operation.js"
 import { SpotBillsParams, type ValidSpotBillsParams } from "../Params.js"
 import { type SpotBillsQuery, SpotCursor, type SpotPage } from "../Streams.js"
-import { defaultBufferPages, defaultPiecePages, densityOf } from "./spotPlan.js"
+import { defaultBufferPages, defaultPiecePages, openingDensity } from "./spotPlan.js"
 import {
   probeBy,
   type HistoryRule,
@@ -191,7 +192,17 @@ export const windowPages =
       firstRoundTripMillis: number | undefined
     ): Stream.Stream<WindowPage<B, C>, BillsError> => {
       const from = first.cursor
-      const density = first.received === maxPageSize ? densityOf(before, from, first.received) : undefined
+      const nearest = first.bills[0]
+      const density =
+        first.received === maxPageSize
+          ? openingDensity(
+              before,
+              from,
+              first.received,
+              nearest === undefined ? undefined : DateTime.toEpochMillis(nearest.cTime),
+              firstRoundTripMillis
+            )
+          : undefined
       return Stream.mapEffect(
         spotPool(
           from,
