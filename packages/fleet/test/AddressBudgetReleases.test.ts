@@ -8,34 +8,21 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import * as Layer from "effect/Layer"
-import { Redis } from "ioredis"
-import { AddressBudget, type AddressBudgetShape } from "../src/index.js"
+import type { Redis } from "ioredis"
+import { commandCalls, redisBudget, scopedAdmin } from "./support/redisBudget.js"
 import { redisServerBin, scopedRedisServer } from "./support/redisServer.js"
 import { Forks } from "./support/runtimeWork.js"
 
-/** Calls of the scripts Redis has run, by digest and by text, from `INFO commandstats`. */
+/** Calls of the budget's scripts Redis has run, by digest and by text. */
 const scriptCalls = (redis: Redis) =>
-  Effect.map(
-    Effect.promise(() => redis.info("commandstats")),
-    (text) => {
-      const calls = (command: string) =>
-        Number(new RegExp(`^cmdstat_${command}:calls=(\\d+)`, "m").exec(text)?.[1] ?? 0)
-      return calls("evalsha") + calls("eval")
-    }
-  )
+  Effect.map(commandCalls(redis), (calls) => (calls.get("evalsha") ?? 0) + (calls.get("eval") ?? 0))
 
 describe.skipIf(redisServerBin === undefined)("the budget's releases", () => {
   it.live("ride with the next grant of their log, or go together a few milliseconds later", () =>
     Effect.gen(function* () {
       const server = yield* scopedRedisServer
-      const admin = yield* Effect.acquireRelease(
-        Effect.sync(() => new Redis(server.url)),
-        (client) => Effect.promise(() => client.quit())
-      )
-      const budget = yield* Layer.build(
-        Layer.orDie(AddressBudget.layerRedis(server.url, { limit: 1000, address: `releases-${process.pid}` }))
-      ).pipe(Effect.map((context) => context.unsafeMap.get(AddressBudget.key) as AddressBudgetShape))
+      const admin = yield* scopedAdmin(server.url)
+      const budget = yield* redisBudget(server.url, { limit: 1000, address: `releases-${process.pid}` })
       // The first grant on a new log waits out a quiet window (the restart rule), asking again and
       // again: drawn before the count, with the scripts cached by then.
       yield* budget.withGrant("spotBills")(Effect.void)

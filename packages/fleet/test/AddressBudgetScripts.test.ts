@@ -10,17 +10,8 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { Redis } from "ioredis"
 import { AddressBudget, type AddressBudgetShape } from "../src/index.js"
+import { commandCalls } from "./support/redisBudget.js"
 import { redisServerBin, scopedRedisServer } from "./support/redisServer.js"
-
-/** Calls of each command Redis has run, from `INFO commandstats`. */
-const commandCalls = (redis: Redis) =>
-  Effect.map(
-    Effect.promise(() => redis.info("commandstats")),
-    (text) =>
-      new Map(
-        [...text.matchAll(/^cmdstat_(\w+):calls=(\d+)/gm)].map((match) => [match[1] ?? "", Number(match[2])] as const)
-      )
-  )
 
 // The last release goes alone a few milliseconds after its request (AddressBudgetReleases.test.ts).
 const draw = (budget: AddressBudgetShape, count: number) =>

@@ -13,13 +13,11 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Metric from "effect/Metric"
-import * as Redacted from "effect/Redacted"
 import { statementsOf } from "../../store/test/support/statements.js"
-import { AddressBudget, entityIdOf, FleetCipher, FleetMetrics, FleetRunner } from "../src/index.js"
-import { oneShard } from "./support/inProcessRunner.js"
-import { freePorts } from "./support/ports.js"
+import { entityIdOf, FleetMetrics } from "../src/index.js"
+import { launchedRunner } from "./support/inProcessRunner.js"
 import { seededFleet } from "./support/seededFleet.js"
-import { postgresUrl, testKey } from "./support/services.js"
+import { postgresUrl } from "./support/services.js"
 import { until } from "./support/until.js"
 
 const label = "chain"
@@ -44,16 +42,7 @@ describe.skipIf(postgresUrl === undefined)("the chain of an account's passes", (
             generate: { seed: 21, funding: 20, spot: 20, startMillis: now - 86_400_000, endMillis: now - 60_000 }
           })
         })
-        const [port = 0] = yield* freePorts(1)
-        yield* Layer.launch(
-          FleetRunner.layer({
-            db,
-            port,
-            interval: Duration.seconds(1),
-            sharding: oneShard,
-            config: { baseUrl: exchange.url }
-          }).pipe(Layer.provide(AddressBudget.layerNone), Layer.provide(FleetCipher.layer(Redacted.make(testKey))))
-        ).pipe(Effect.orDie, Effect.forkScoped)
+        yield* launchedRunner({ db, exchangeUrl: exchange.url, interval: Duration.seconds(1) })
         yield* until("the account current", 60_000, () => Effect.runPromise(current(true)))
         const sql = Context.get(yield* Layer.build(database).pipe(Effect.orDie), SqlClient.SqlClient)
         const entity = entityIdOf(label)
