@@ -338,7 +338,17 @@ const outside = (
     yield* addAccounts(fleetSize, labelOf, keysOf).pipe(Effect.provide(database), Effect.orDie)
     const current = Effect.map(
       Effect.provide(FleetStatus.all, database),
-      (rows) => rows.length === fleetSize && rows.every((row) => row.funding.bills === 150 && row.spot.bills === 150)
+      (rows) =>
+        rows.length === fleetSize &&
+        rows.every(
+          (row) =>
+            row.funding.bills === 150 &&
+            row.spot.bills === 150 &&
+            // The futures walk of a new account proves its empty years back to the floor first.
+            row.contract.coveredTo !== null &&
+            row.funding.coveredTo !== null &&
+            row.spot.coveredTo !== null
+        )
     )
     while (!(yield* Effect.orDie(current))) yield* Effect.sleep("500 millis")
     yield* Effect.sleep("6 seconds")
