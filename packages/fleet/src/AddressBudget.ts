@@ -296,7 +296,7 @@ export class AddressBudget extends Context.Tag("@account-bills/fleet/AddressBudg
         // They ride with the next grant of the log, or go alone after `releaseDelay`.
         const unreleased = new Map<string, Map<string, number>>()
         const releaseTimers = new Map<string, ReturnType<typeof setTimeout>>()
-        /** The (member, age) pairs of a log's releases, and the members they name. */
+        /** The (member, age) pairs of the releases of a log that wait, aged as of `now`. */
         const releasesOf = (key: string, now: number) => {
           const pairs: Array<string | number> = []
           for (const [member, at] of unreleased.get(key) ?? []) pairs.push(member, now - at)
