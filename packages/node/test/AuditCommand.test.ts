@@ -14,7 +14,7 @@ let scope: Scope.CloseableScope
 
 const env = (server: FakeExchangeServerService) => exchangeEnv(server.url)
 
-const generate = { seed: 31, funding: 150, spot: 300, sameMillisecondGroup: { every: 20, size: 3 } }
+const generate = { seed: 31, funding: 150, spot: 300, contract: 120, sameMillisecondGroup: { every: 20, size: 3 } }
 
 beforeAll(async () => {
   scope = await Effect.runPromise(Scope.make())
@@ -44,6 +44,10 @@ describe("bills audit, as a process against the local exchange", () => {
     expect(lines[0]).toMatch(/^audit of the whole history up to \d{4}-/)
     expect(lines.filter((line) => line.startsWith("funding ") && line.endsWith(": whole")).length).toBeGreaterThan(0)
     expect(lines.filter((line) => line.startsWith("spot ") && line.endsWith(": whole")).length).toBeGreaterThan(0)
+    // The futures account names assets and has no coin id: its lines name the asset alone.
+    const contract = lines.filter((line) => line.startsWith("contract "))
+    expect(contract.length).toBeGreaterThan(0)
+    for (const line of contract) expect(line).toMatch(/^contract [A-Z]+: \d+ bills, .*: whole$/)
     expect(lines).toContain("funding count: the exchange counts 150 bills, 150 received")
     expect(lines.some((line) => line.includes("rule after = before + delta"))).toBe(true)
     expect(lines[lines.length - 1]).toBe("whole: every chain holds")
@@ -90,7 +94,9 @@ describe("bills audit, as a process against the local exchange", () => {
     expect(funding?.bills).toBe(150)
     expect(funding?.total).toBe(150)
     expect(output.report.accounts.find((account) => account.account === "spot")?.bills).toBe(300)
-    expect(output.events?.bills).toBe(450)
+    const contract = output.report.accounts.find((account) => account.account === "contract")?.bills ?? 0
+    expect(contract).toBeGreaterThan(0)
+    expect(output.events?.bills).toBe(450 + contract)
     expect(output.events?.conserved).toBe(true)
     // Amounts stay exact decimal strings in the JSON.
     const raw = JSON.parse(result.stdout) as { report: { accounts: Array<{ coins: Array<{ lastBalance: unknown }> }> } }

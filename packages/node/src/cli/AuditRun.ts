@@ -102,7 +102,7 @@ export const formatReport = (report: Ledger.AuditReport): ReadonlyArray<string> 
     for (const coin of account.coins) {
       const verdict = coin.whole ? "whole" : `BROKEN: ${coin.breakCount} break${coin.breakCount === 1 ? "" : "s"}`
       lines.push(
-        `${account.account} ${coin.coinName} (${coin.coinId}): ${coin.bills} bills, ${iso(coin.firstTime)} to ${iso(coin.lastTime)}, balance ${plain(coin.openingBalance)} -> ${plain(coin.lastBalance)}, rule ${Ledger.feeRuleFormula[coin.rule]}: ${verdict}`
+        `${account.account} ${coin.coinName}${coin.coinId === undefined ? "" : ` (${coin.coinId})`}: ${coin.bills} bills, ${iso(coin.firstTime)} to ${iso(coin.lastTime)}, balance ${plain(coin.openingBalance)} -> ${plain(coin.lastBalance)}, rule ${Ledger.feeRuleFormula[coin.rule]}: ${verdict}`
       )
       for (const found of coin.breaks) {
         lines.push(
