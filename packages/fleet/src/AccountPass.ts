@@ -123,6 +123,18 @@ const operations: Record<BillKind, OperationName> = {
   contract: "contractBills"
 }
 
+// Tagged once: a pass counts into them at every request and page.
+const requestsOf: Record<OperationName, Metric.Metric.Counter<number>> = {
+  fundingBills: Metric.tagged(FleetMetrics.requests, "kind", "funding"),
+  spotBills: Metric.tagged(FleetMetrics.requests, "kind", "spot"),
+  contractBills: Metric.tagged(FleetMetrics.requests, "kind", "contract")
+}
+const billsOf: Record<BillKind, Metric.Metric.Counter<number>> = {
+  funding: Metric.tagged(FleetMetrics.bills, "kind", "funding"),
+  spot: Metric.tagged(FleetMetrics.bills, "kind", "spot"),
+  contract: Metric.tagged(FleetMetrics.bills, "kind", "contract")
+}
+
 /**
  * Runs one pass of `account`.
  *
@@ -138,7 +150,9 @@ export const run = Effect.fn("AccountPass.run")(function* (
   const budget = yield* AddressBudget
   const sent: Record<OperationName, number> = { fundingBills: 0, spotBills: 0, contractBills: 0 }
   const shared = limiter(perKey, budget)
-  // Counted once the permits are granted, as the request leaves.
+  // Counted once the permits are granted, as the request leaves; into the metric at once, not
+  // at the pass's end: a pass interrupted (its account's shard moved to a runner that joined)
+  // sent its requests all the same.
   const counting = BillsRateLimiter.of({
     withPermit: (operation, observe) => (request) =>
       shared.withPermit(
@@ -146,7 +160,10 @@ export const run = Effect.fn("AccountPass.run")(function* (
         observe
       )(
         Effect.zipRight(
-          Effect.sync(() => void sent[operation]++),
+          Effect.zipRight(
+            Effect.sync(() => void sent[operation]++),
+            Metric.increment(requestsOf[operation])
+          ),
           request
         )
       ),
@@ -180,9 +197,12 @@ export const run = Effect.fn("AccountPass.run")(function* (
         countStored: false,
         // Registered once for the pass's kinds, below.
         registered: true,
+        // Counted as each page is committed: an interrupted pass's pages stay stored.
         onPage: (progress) =>
-          Effect.sync(() => {
+          Effect.suspend(() => {
+            const more = progress.added - added
             added = progress.added
+            return Metric.incrementBy(billsOf[kind], more)
           })
       }).pipe(Effect.either)
       const requests = sent[operations[kind]]
@@ -218,8 +238,6 @@ export const run = Effect.fn("AccountPass.run")(function* (
         ).pipe(Effect.catchTag("ConfigError", (error) => Effect.succeed(failed(String(error)))))
   const now = yield* Effect.clockWith((clock) => clock.currentTimeMillis)
   for (const outcome of outcomes) {
-    yield* Metric.incrementBy(Metric.tagged(FleetMetrics.bills, "kind", outcome.kind), outcome.added)
-    yield* Metric.incrementBy(Metric.tagged(FleetMetrics.requests, "kind", outcome.kind), outcome.requests)
     // A kind whose sync failed reports no window: the store says where it stands.
     const window = covered.has(outcome.kind)
       ? covered.get(outcome.kind)

@@ -22,7 +22,8 @@ export const passes = Metric.counter("account_bills_fleet_passes", {
 })
 
 /**
- * Bills the passes added to the store, tagged `kind` (funding, spot, contract).
+ * Bills the passes added to the store, tagged `kind` (funding, spot, contract), counted as each
+ * page commits: a pass cut short (its account's shard moved to another runner) counts what it kept.
  *
  * @since 0.1.0
  * @category metrics
@@ -33,7 +34,7 @@ export const bills = Metric.counter("account_bills_fleet_bills", {
 })
 
 /**
- * Requests the passes sent, as the sync counted them, tagged `kind`.
+ * Requests the passes sent, tagged `kind`, counted as each leaves.
  *
  * @since 0.1.0
  * @category metrics

@@ -137,7 +137,17 @@ describe.skipIf(postgresUrl === undefined || redisUrl === undefined || !fs.exist
           yield* until("bills stored", 60_000, async () => {
             const stored = await prometheus.query("sum(account_bills_fleet_bills_total)")
             return (stored[0]?.value ?? 0) > 0
-          })
+          }).pipe(
+            Effect.tapDefect(() =>
+              Effect.promise(async () => {
+                const passes = await prometheus.query("sum by (instance, outcome) (account_bills_fleet_passes_total)")
+                const sent = await prometheus.query("sum by (instance) (account_bills_requests_total)")
+                const show = (samples: ReadonlyArray<Sample>) =>
+                  samples.map((each) => `${JSON.stringify(each.metric)}=${each.value}`).join(", ")
+                console.error(`passes: ${show(passes)}\nrequests: ${show(sent)}\n${stderr()}`)
+              })
+            )
+          )
           const labels = yield* Effect.promise(() => prometheus.query('{job="account-bills-fleet"}'))
           const labelNames = new Set(labels.flatMap((each) => Object.keys(each.metric)))
           expect([...labelNames].filter((name) => /request|key|secret|url/i.test(name))).toEqual([])

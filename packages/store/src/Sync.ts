@@ -62,7 +62,10 @@ export interface SyncOptions {
    * that one kind's long walk does not hold back the others' next pass. (Since 0.2.0.)
    */
   readonly until?: number | undefined
-  /** Called after each committed page. */
+  /**
+   * Called after each committed page, in one step with its commit: a run interrupted reports
+   * every page it committed.
+   */
   readonly onPage?: ((progress: SyncProgress) => Effect.Effect<void>) | undefined
   /**
    * Count the bills the store holds, for the summary's `stored`; default true. The count reads
@@ -255,38 +258,43 @@ const syncKind = (options: SyncOptions, kind: BillKind) =>
         }
       })
     })
+    // A page's commit and its report are one step, not interrupted between them: a commit
+    // interrupted while its statement is in flight may still be kept by the server, and
+    // `onPage` (the fleet counts stored bills with it) would never hear of it.
     const commit = (before: Tally, page: WalkPage, last: boolean): Effect.Effect<Tally, SyncStoreError> =>
-      Effect.gen(function* () {
-        // Past a history horizon the exchange serves nothing older than `servedFrom`: the store
-        // holds completely what is served, so that is where its covered window starts.
-        const window = { from: Math.max(page.cursor.from ?? 0, page.cursor.servedFrom ?? 0), to: page.cursor.end }
-        const added = yield* store.commitPage({
-          account,
-          kind,
-          owner,
-          leaseMillis,
-          bills: page.bills,
-          cursor: page.encoded,
-          finished: page.cursor.done ? window : undefined,
-          agedOut: page.cursor.done ? agedOutWith(state, window) : undefined,
-          order: page.order,
-          // This run's last page lets the lease go in its own statement: nothing follows it.
-          release: last
+      Effect.uninterruptible(
+        Effect.gen(function* () {
+          // Past a history horizon the exchange serves nothing older than `servedFrom`: the store
+          // holds completely what is served, so that is where its covered window starts.
+          const window = { from: Math.max(page.cursor.from ?? 0, page.cursor.servedFrom ?? 0), to: page.cursor.end }
+          const added = yield* store.commitPage({
+            account,
+            kind,
+            owner,
+            leaseMillis,
+            bills: page.bills,
+            cursor: page.encoded,
+            finished: page.cursor.done ? window : undefined,
+            agedOut: page.cursor.done ? agedOutWith(state, window) : undefined,
+            order: page.order,
+            // This run's last page lets the lease go in its own statement: nothing follows it.
+            release: last
+          })
+          if (last) yield* letGo
+          const after = {
+            pages: before.pages + 1,
+            // This run's requests: a resumed cursor's tally counts the earlier run's too.
+            requests: page.cursor.requests - earlierRequests,
+            added: before.added + added,
+            window,
+            done: page.cursor.done
+          }
+          if (options.onPage !== undefined) {
+            yield* options.onPage({ kind, pages: after.pages, requests: after.requests, added: after.added })
+          }
+          return after
         })
-        if (last) yield* letGo
-        const after = {
-          pages: before.pages + 1,
-          // This run's requests: a resumed cursor's tally counts the earlier run's too.
-          requests: page.cursor.requests - earlierRequests,
-          added: before.added + added,
-          window,
-          done: page.cursor.done
-        }
-        if (options.onPage !== undefined) {
-          yield* options.onPage({ kind, pages: after.pages, requests: after.requests, added: after.added })
-        }
-        return after
-      })
+      )
     let tally: Tally = { pages: 0, requests: 0, added: 0, window: { from: from ?? 0, to: 0 }, done: false }
     let current = yield* next
     while (Option.isSome(current)) {
