@@ -17,27 +17,41 @@ import { BillsApi, BillsConfig, BillsRateLimiter, Signer } from "@account-bills/
 import { BillsStore, Sync } from "@account-bills/store"
 import * as HttpClient from "@effect/platform/HttpClient"
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
-import { Context, Effect, Layer, Redacted, Stream } from "effect"
-import { AccountPass, AddressBudget, FleetAccounts, FleetCipher, FleetDatabase } from "../packages/fleet/src/index.js"
+import { Context, Effect, Fiber, Layer, Metric, Redacted, Stream } from "effect"
+import {
+  AccountPass,
+  AddressBudget,
+  entityIdOf,
+  FleetAccounts,
+  FleetCipher,
+  FleetDatabase,
+  FleetMetrics,
+  FleetRunner,
+  FleetStatus
+} from "../packages/fleet/src/index.js"
+import * as PendingPasses from "../packages/fleet/src/internal/pendingPasses.js"
 import * as FleetExchange from "../packages/fleet/test/support/FleetExchange.js"
+import { freePorts } from "../packages/fleet/test/support/ports.js"
 import { counted, Forks } from "../packages/fleet/test/support/runtimeWork.js"
 import { addAccounts, freshDatabase, testKey } from "../packages/fleet/test/support/services.js"
 
 const passes = Number(process.argv[2] === "exchange" ? 0 : (process.argv[2] ?? 200))
 const keys = { apiKey: "k-work", secret: "s-work", passphrase: "p-work" }
+/** The accounts of the in-process runner's fleet (the first is the one the stages pass). */
+const fleetSize = 12
+const labelOf = (i: number) => (i === 0 ? "work" : `work-${i}`)
+const keysOf = (i: number) => (i === 0 ? keys : { apiKey: `k-work-${i}`, secret: `s-${i}`, passphrase: `p-${i}` })
 
 /** The loopback exchange of one account, served until killed; its URL on stdout. */
 const serveExchange = (now: number) =>
   Effect.gen(function* () {
     const exchange = yield* FleetExchange.serve({
       perAddress: false,
-      accounts: [
-        {
-          credentials: keys,
-          rateLimit: false,
-          generate: { seed: 9, funding: 150, spot: 150, startMillis: now - 86_400_000, endMillis: now - 60_000 }
-        }
-      ]
+      accounts: Array.from({ length: fleetSize }, (_, i) => ({
+        credentials: keysOf(i),
+        rateLimit: false,
+        generate: { seed: 9 + i, funding: 150, spot: 150, startMillis: now - 86_400_000, endMillis: now - 60_000 }
+      }))
     })
     process.stdout.write(`${exchange.url}\n`)
     return yield* Effect.never
@@ -118,11 +132,7 @@ const main = Effect.gen(function* () {
     ({ child }) => Effect.sync(() => child.kill())
   )
   const database = FleetDatabase.layer(db).pipe(Layer.provideMerge(FleetCipher.layer(Redacted.make(testKey))))
-  yield* addAccounts(
-    1,
-    () => "work",
-    () => keys
-  ).pipe(Effect.provide(database), Effect.orDie)
+  yield* addAccounts(1, labelOf, keysOf).pipe(Effect.provide(database), Effect.orDie)
   yield* Effect.gen(function* () {
     const accounts = yield* FleetAccounts
     const opened = yield* accounts.open("work")
@@ -257,8 +267,117 @@ const main = Effect.gen(function* () {
     console.log(`allocated per pass: ${(total / passes / 1024).toFixed(1)} KiB`)
     printTop("by the allocating function (KiB per pass, top 30):", byFunction, 30)
     printTop("by the allocating module (KiB per pass, top 25):", byModule, 25)
+    const redis = process.env.ACCOUNT_BILLS_REDIS_URL
+    if (redis === undefined)
+      return console.log("(no ACCOUNT_BILLS_REDIS_URL: the runner's work outside the pass not measured)")
+    yield* outside(pg, redis, exchange.url, pass, measure)
   }).pipe(Effect.provide(Layer.mergeAll(database, AddressBudget.layerNone, NodeHttpClient.layerUndici)))
 }).pipe(Effect.scoped)
+
+/** The sum of a counter of `FleetMetrics` over the values of its tag `key`. */
+const counterSum = (counter: Metric.Metric.Counter<number>, key: string, values: ReadonlyArray<string>) =>
+  Effect.reduce(values, 0, (sum, value) =>
+    Effect.map(Metric.value(Metric.tagged(counter, key, value)), (state) => sum + state.count)
+  )
+
+/**
+ * The runner's work per steady pass outside \`AccountPass.run\` (issue 38, section 3, seventh
+ * round): each stage of its per-pass path that can run alone, measured alone, then a whole runner
+ * (\`FleetRunner.layer\`, its budget in Redis, 12 current accounts passed every 3 s) in this
+ * process, idle and then steady, with the fibers it forks counted; what the stages alone do not
+ * account for is the cluster's part (the next pass's message, its delivery, the reply) and the
+ * entity's wiring.
+ */
+const outside = (
+  pg: string,
+  redis: string,
+  exchangeUrl: string,
+  pass: Effect.Effect<ReadonlyArray<AccountPass.KindOutcome>, never, AccountPass.PassServices>,
+  measure: <R>(name: string, effect: Effect.Effect<unknown, unknown, R>, n: number) => Effect.Effect<void, unknown, R>
+) =>
+  Effect.gen(function* () {
+    const operations = ["fundingBills", "spotBills", "contractBills"] as const
+    const budget = yield* Layer.build(
+      AddressBudget.layerRedis(redis, { limit: 10_000, address: `work-${process.pid}` })
+    )
+    const accounts = yield* FleetAccounts
+    console.log("the runner's stages outside the pass, alone (CPU, allocated, fibers forked, per steady pass):")
+    yield* measure("the pass with the budget in Redis", Effect.provide(pass, budget), 100)
+    yield* measure(
+      "the budget alone: a grant and a release per kind",
+      Effect.forEach(operations, (operation) => Context.get(budget, AddressBudget).withGrant(operation)(Effect.void)),
+      100
+    )
+    yield* measure(
+      "the account opened and claimed, a clean pass recorded",
+      Effect.zipRight(
+        accounts.open("work", "probe:1"),
+        accounts.record("work", { funding: undefined, spot: undefined, contract: undefined }, false)
+      ),
+      100
+    )
+    // A whole runner in this process, on a database of its own.
+    const db = yield* freshDatabase(pg)
+    const [port] = yield* freePorts(1)
+    const forks = new Forks()
+    const runner = FleetRunner.layer({ db, port, interval: "3 seconds", config: { baseUrl: exchangeUrl } }).pipe(
+      Layer.provide(AddressBudget.layerRedis(redis, { limit: 10_000, address: `runner-${process.pid}` })),
+      Layer.provide(FleetCipher.layer(Redacted.make(testKey))),
+      Layer.orDie
+    )
+    const database = FleetDatabase.layer(db).pipe(Layer.provideMerge(FleetCipher.layer(Redacted.make(testKey))))
+    const running = yield* Effect.forkScoped(Effect.supervised(Layer.launch(runner), forks))
+    const cpuMs = () => {
+      const used = process.cpuUsage()
+      return (used.user + used.system) / 1000
+    }
+    yield* Effect.sleep("10 seconds")
+    const idle0 = [cpuMs(), Date.now()] as const
+    yield* Effect.sleep("10 seconds")
+    const idlePerSecond = (cpuMs() - idle0[0]) / ((Date.now() - idle0[1]) / 1000)
+    yield* addAccounts(fleetSize, labelOf, keysOf).pipe(Effect.provide(database), Effect.orDie)
+    const current = Effect.map(
+      Effect.provide(FleetStatus.all, database),
+      (rows) =>
+        rows.length === fleetSize &&
+        rows.every(
+          (row) =>
+            row.funding.bills === 150 &&
+            row.spot.bills === 150 &&
+            // The futures walk of a new account proves its empty years back to the floor first.
+            row.contract.coveredTo !== null &&
+            row.funding.coveredTo !== null &&
+            row.spot.coveredTo !== null
+        )
+    )
+    while (!(yield* Effect.orDie(current))) yield* Effect.sleep("500 millis")
+    yield* Effect.sleep("6 seconds")
+    const kinds = ["funding", "spot", "contract"]
+    const requests = counterSum(FleetMetrics.requests, "kind", kinds)
+    const passesEnded = counterSum(FleetMetrics.passes, "outcome", ["done", "more", "failed"])
+    const [cpu0, n0, p0, f0, t0] = [cpuMs(), yield* requests, yield* passesEnded, forks.count, Date.now()]
+    yield* Effect.sleep("20 seconds")
+    const [cpu1, n1, p1, f1, t1] = [cpuMs(), yield* requests, yield* passesEnded, forks.count, Date.now()]
+    yield* Fiber.interrupt(running)
+    const steadyPasses = Math.max(p1 - p0, 1)
+    const perPass = (cpu1 - cpu0) / steadyPasses
+    const idleShare = (idlePerSecond * (t1 - t0)) / 1000 / steadyPasses
+    console.log(
+      `the whole runner in this process, steady (12 accounts every 3 s, ${((t1 - t0) / 1000).toFixed(1)} s): ` +
+        `${steadyPasses} passes, ${((n1 - n0) / steadyPasses).toFixed(2)} requests and ${((f1 - f0) / steadyPasses).toFixed(1)} fibers forked per pass`
+    )
+    console.log(`  runner CPU per steady pass                      ${perPass.toFixed(2).padStart(6)} ms`)
+    console.log(
+      `  of which the idle runner's share                ${idleShare.toFixed(2).padStart(6)} ms (${idlePerSecond.toFixed(1)} ms per s idle)`
+    )
+    console.log(`  less that share                                 ${(perPass - idleShare).toFixed(2).padStart(6)} ms`)
+    const sql = yield* Layer.build(FleetDatabase.sql(db))
+    yield* measure(
+      "the pending-pass COUNT (before each next pass is sent)",
+      Effect.provide(PendingPasses.pending(entityIdOf("work")), sql),
+      100
+    )
+  }).pipe(Effect.scoped)
 
 Effect.runPromise(process.argv[2] === "exchange" ? serveExchange(Number(process.argv[3])) : main).then(
   () => process.exit(0),

@@ -90,6 +90,15 @@ export interface AddressBudgetOptions {
 /** How long a release keeps trying a Redis that does not answer. */
 const releaseTimeout = Duration.seconds(2)
 
+/**
+ * How long a finished request's release waits for a grant of this process on the same log to
+ * carry it to Redis, before it goes alone. A release used to be a round trip of its own per
+ * request, with two fibers for its deadline (issue 38, section 3, seventh round). While it waits,
+ * the request's entry counts as in flight: other processes see its place held this much longer
+ * at most, and this process's own next grant on the log applies it before it counts.
+ */
+const releaseDelay = 20
+
 const spacingOf = (options: AddressBudgetOptions) =>
   Duration.toMillis(options.window ?? Duration.seconds(1)) + Duration.toMillis(options.margin ?? Duration.millis(2))
 
@@ -179,7 +188,7 @@ export class AddressBudget extends Context.Tag("@account-bills/fleet/AddressBudg
             reason: lastConnectionError ?? (cause instanceof Error ? cause.message : String(cause))
           })
         const runFork = Runtime.runFork(yield* Effect.runtime<never>())
-        const scope = yield* Effect.scope
+        const clock = yield* Effect.clock
         // Per log, the id of the Redis state this process has put its own grants into (see
         // `internal/slidingLog.ts`). A reconnection forgets them all: what Redis kept is unknown.
         const known = new Map<string, string>()
@@ -282,6 +291,68 @@ export class AddressBudget extends Context.Tag("@account-bills/fleet/AddressBudg
           const end = ownOf(key).get(member)
           return end === undefined || now - end < spacing ? member : ""
         }
+        // Per log, the releases not yet in Redis: the finished requests' members and when each
+        // finished, on this process's clock (for one given up on its way, a window after that).
+        // They ride with the next grant of the log, or go alone after `releaseDelay`.
+        const unreleased = new Map<string, Map<string, number>>()
+        const releaseTimers = new Map<string, ReturnType<typeof setTimeout>>()
+        /** The (member, age) pairs of the releases of a log that wait, aged as of `now`. */
+        const releasesOf = (key: string, now: number) => {
+          const pairs: Array<string | number> = []
+          for (const [member, at] of unreleased.get(key) ?? []) pairs.push(member, now - at)
+          return pairs
+        }
+        /** The releases `pairs` named are in Redis: they wait no more. */
+        const released = (key: string, pairs: ReadonlyArray<string | number>) => {
+          const waiting = unreleased.get(key)
+          if (waiting === undefined) return
+          for (let i = 0; i < pairs.length; i += 2) waiting.delete(String(pairs[i]))
+          if (waiting.size === 0) unreleased.delete(key)
+        }
+        // The releases of a log that no grant carried, alone, in one round trip; retried until
+        // `releaseTimeout` and then given up (each grant frees itself `hold` after it was given,
+        // so giving up only keeps its place longer). Outside any fiber: a release needs none.
+        const sendReleases = (key: string, since: number, retryIn: number): Promise<void> => {
+          const pairs = releasesOf(key, clock.unsafeCurrentTimeMillis())
+          if (pairs.length === 0) return Promise.resolve()
+          return RedisScript.run<number>(redis, releaseLua, 1, [key, spacing, hold, ...pairs]).then(
+            () => released(key, pairs),
+            (error: unknown) => {
+              // A lost connection is said once, by the client's listeners; any other failure here.
+              if (redis.status === "ready") runFork(Effect.logWarning(unavailable(error).message))
+              if (clock.unsafeCurrentTimeMillis() - since + retryIn > Duration.toMillis(releaseTimeout)) {
+                return released(key, pairs)
+              }
+              return new Promise<void>((resolve) => setTimeout(resolve, retryIn)).then(() =>
+                sendReleases(key, since, Math.min(retryIn * 2, 1_000))
+              )
+            }
+          )
+        }
+        const release = (key: string, member: string, at: number) => {
+          const waiting = unreleased.get(key) ?? new Map<string, number>()
+          unreleased.set(key, waiting.set(member, at))
+          if (releaseTimers.has(key)) return
+          releaseTimers.set(
+            key,
+            setTimeout(() => {
+              releaseTimers.delete(key)
+              void sendReleases(key, clock.unsafeCurrentTimeMillis(), 50)
+            }, releaseDelay)
+          )
+        }
+        // Closing the budget sends what still waits, once, before the connection closes.
+        yield* Effect.addFinalizer(() =>
+          Effect.promise(() => {
+            for (const timer of releaseTimers.values()) clearTimeout(timer)
+            releaseTimers.clear()
+            const keys = [...unreleased.keys()]
+            const now = clock.unsafeCurrentTimeMillis()
+            return Promise.allSettled(
+              keys.map((key) => RedisScript.run(redis, releaseLua, 1, [key, spacing, hold, ...releasesOf(key, now)]))
+            )
+          }).pipe(Effect.timeout("1 second"), Effect.ignore)
+        )
         const grant = (key: string, member: string, operation: OperationName) =>
           Effect.gen(function* () {
             let first = true
@@ -289,15 +360,19 @@ export class AddressBudget extends Context.Tag("@account-bills/fleet/AddressBudg
             while (true) {
               const now = yield* Clock.currentTimeMillis
               const args = [key, stateKey(key), limit, spacing, member, hold, known.get(key) ?? "", member]
+              const releases = releasesOf(key, now)
               const [status, value, id] = yield* persist(() =>
                 RedisScript.run<[number, number, string]>(redis, grantLua, 2, [
                   ...args,
-                  ...(restore ? [1, probeOf(key, now), ...ownGrants(key, now)] : [0, probeOf(key, now)])
+                  ...(restore
+                    ? [1, probeOf(key, now), releases.length / 2, ...releases, ...ownGrants(key, now)]
+                    : [0, probeOf(key, now), releases.length / 2, ...releases])
                 ])
               )
               // The state is not the one this process put its grants into: again, with them.
               restore = status === 2
               if (restore) continue
+              released(key, releases)
               known.set(key, id)
               if (status === 1) {
                 return yield* Effect.sync(() => {
@@ -310,15 +385,6 @@ export class AddressBudget extends Context.Tag("@account-bills/fleet/AddressBudg
               yield* Effect.sleep(Duration.millis(value))
             }
           })
-        // A release that cannot reach Redis gives up after a while: the grant frees itself
-        // `hold` after it was given, so giving up only keeps its place longer, and a runner told
-        // to stop is not held by a Redis that is away.
-        const release = (key: string, member: string) =>
-          persist(() => RedisScript.run<number>(redis, releaseLua, 1, [key, member, spacing, hold])).pipe(
-            Effect.interruptible,
-            Effect.timeout(releaseTimeout),
-            Effect.ignore
-          )
         return AddressBudget.of({
           // Once, within a second: a readiness probe must not wait on the client's retries.
           ping: Effect.tryPromise({ try: () => redis.ping(), catch: unavailable }).pipe(
@@ -338,22 +404,14 @@ export class AddressBudget extends Context.Tag("@account-bills/fleet/AddressBudg
                   ),
                   Effect.onExit(restore(request), (exit) =>
                     // A request given up on its way may still reach the exchange: its grant
-                    // counts one more window before it is released, apart from the one giving up.
-                    Effect.zipRight(
-                      Effect.flatMap(Clock.currentTimeMillis, (now) =>
-                        finished(key, member, Exit.isInterrupted(exit) ? now + spacing : now)
-                      ),
-                      Exit.isInterrupted(exit)
-                        ? Effect.asVoid(
-                            // In the layer's scope: closing the budget ends it (the grant then frees
-                            // itself after `hold`), where a daemon fiber would outlive the runner.
-                            Effect.forkIn(
-                              Effect.zipRight(Effect.sleep(Duration.millis(spacing)), release(key, member)),
-                              scope
-                            )
-                          )
-                        : release(key, member)
-                    )
+                    // counts one more window than its end, apart from the one giving up.
+                    Effect.flatMap(Clock.currentTimeMillis, (now) => {
+                      const end = Exit.isInterrupted(exit) ? now + spacing : now
+                      return Effect.zipRight(
+                        finished(key, member, end),
+                        Effect.sync(() => release(key, member, end))
+                      )
+                    })
                   )
                 )
               )

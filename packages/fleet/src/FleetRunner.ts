@@ -176,13 +176,19 @@ const entityLayer = (
       const firstRequest = (yield* Effect.clockWith((clock) => clock.currentTimeMillis)) + Duration.toMillis(keyWindow)
       yield* Effect.addFinalizer(() => Effect.ignore(accounts.release(label, owner)))
 
-      const schedule = (after: number, at: number, kinds?: ReadonlyArray<BillKind>, allAt?: number) =>
+      // The time (the key) of the pass this entity last scheduled. A pass it scheduled itself is
+      // its chain's one pending pass: the reconciler schedules none while one is pending.
+      let scheduledAt: number | undefined
+      const schedule = (request: PassRequest, at: number, kinds?: ReadonlyArray<BillKind>, allAt?: number) =>
         Effect.gen(function* () {
-          // One chain of passes per account: another pending pass (the reconciler's) takes over.
-          if ((yield* PendingPasses.pending(entityId)) > 1) return
-          yield* makeClient(entityId).Pass(new PassRequest({ at: Math.max(at, after + 1), label, kinds, allAt }), {
-            discard: true
-          })
+          // One chain of passes per account: another pending pass takes over. Asked only for a
+          // pass this entity did not schedule (the reconciler's, or one delivered again after the
+          // runner that ran it died, whose next pass may be written already): a steady pass of
+          // the chain sends no COUNT (issue 38, section 3, seventh round).
+          if (request.at !== scheduledAt && (yield* PendingPasses.pending(entityId)) > 1) return
+          const next = new PassRequest({ at: Math.max(at, request.at + 1), label, kinds, allAt })
+          yield* makeClient(entityId).Pass(next, { discard: true })
+          scheduledAt = next.at
         }).pipe(
           Effect.tapError((error) => Effect.logWarning(`cannot schedule the next pass of ${label}: ${String(error)}`)),
           Effect.retry(Schedule.exponential(Duration.millis(200)).pipe(Schedule.union(Schedule.spaced("10 seconds"))))
@@ -206,7 +212,7 @@ const entityLayer = (
             const unopened = opened.left.message
             yield* Effect.ignore(accounts.record(label, { funding: unopened, spot: unopened, contract: unopened }))
             const now = yield* Effect.clockWith((clock) => clock.currentTimeMillis)
-            return yield* schedule(request.at, now + interval)
+            return yield* schedule(request, now + interval)
           }
           // Read by the process test and the bench (at DEBUG): a pass's begin and end bracket its
           // store leases, and its end says what each kind sent and stored.
@@ -278,9 +284,9 @@ const entityLayer = (
           const allAt = allDue ?? began + apart
           yield* more.length > 0
             ? now < allAt
-              ? schedule(request.at, now, more, allAt)
-              : schedule(request.at, now)
-            : schedule(request.at, request.kinds === undefined ? now + apart : allAt)
+              ? schedule(request, now, more, allAt)
+              : schedule(request, now)
+            : schedule(request, request.kinds === undefined ? now + apart : allAt)
         }).pipe(
           Effect.catchAll((error) => Effect.logWarning(`pass of ${label}: ${error.message}`)),
           Effect.annotateLogs({ account: label, runner: owner }),

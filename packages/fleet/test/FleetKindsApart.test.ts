@@ -9,13 +9,10 @@
 import { describe, expect, it } from "@effect/vitest"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import * as Layer from "effect/Layer"
-import * as Redacted from "effect/Redacted"
-import { AddressBudget, FleetCipher, FleetRunner, FleetStatus } from "../src/index.js"
-import { oneShard } from "./support/inProcessRunner.js"
-import { freePorts } from "./support/ports.js"
+import { FleetStatus } from "../src/index.js"
+import { launchedRunner } from "./support/inProcessRunner.js"
 import { seededFleet } from "./support/seededFleet.js"
-import { postgresUrl, testKey } from "./support/services.js"
+import { postgresUrl } from "./support/services.js"
 import { until } from "./support/until.js"
 
 const credentials = { apiKey: "apart-key", secret: "apart-secret", passphrase: "apart-pass" }
@@ -42,16 +39,7 @@ describe.skipIf(postgresUrl === undefined)("the kinds of a pass", () => {
             }
           })
         })
-        const [port = 0] = yield* freePorts(1)
-        yield* Layer.launch(
-          FleetRunner.layer({
-            db,
-            port,
-            interval: Duration.seconds(1),
-            sharding: oneShard,
-            config: { baseUrl: exchange.url }
-          }).pipe(Layer.provide(AddressBudget.layerNone), Layer.provide(FleetCipher.layer(Redacted.make(testKey))))
-        ).pipe(Effect.orDie, Effect.forkScoped)
+        yield* launchedRunner({ db, exchangeUrl: exchange.url, interval: Duration.seconds(1) })
         const fake = exchange.exchanges.get(credentials.apiKey)
         if (fake === undefined) return yield* Effect.dieMessage("no exchange for the account")
         const contractBills = (yield* fake.contractBills).length

@@ -8,6 +8,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
 import { AddressBudget, FleetCipher, FleetRunner } from "../../src/index.js"
+import { freePorts } from "./ports.js"
 import { testKey } from "./services.js"
 import { until } from "./until.js"
 
@@ -38,6 +39,28 @@ export const inProcessRunner = (options: {
     metrics: { port: options.metrics },
     config: { baseUrl: options.exchangeUrl }
   }).pipe(Layer.provide(AddressBudget.layerNone), Layer.provide(FleetCipher.layer(Redacted.make(testKey))), Layer.orDie)
+
+/**
+ * A runner of `db` passing every `interval`, on one shard, without an address budget or a metrics
+ * server, launched in the scope (the tests that watch its passes, not its probes).
+ */
+export const launchedRunner = (options: {
+  readonly db: string
+  readonly exchangeUrl: string
+  readonly interval: Duration.DurationInput
+}) =>
+  Effect.gen(function* () {
+    const [port = 0] = yield* freePorts(1)
+    yield* Layer.launch(
+      FleetRunner.layer({
+        db: options.db,
+        port,
+        interval: options.interval,
+        sharding: oneShard,
+        config: { baseUrl: options.exchangeUrl }
+      }).pipe(Layer.provide(AddressBudget.layerNone), Layer.provide(FleetCipher.layer(Redacted.make(testKey))))
+    ).pipe(Effect.orDie, Effect.forkScoped)
+  })
 
 /** What `/readyz` answered. */
 export interface Probe {

@@ -17,3 +17,13 @@ export const scopedAdmin = (url: string) =>
     Effect.sync(() => new Redis(url)),
     (client) => Effect.promise(() => client.quit())
   )
+
+/** Calls of each command the Redis of `redis` has run, from its own `INFO commandstats`. */
+export const commandCalls = (redis: Redis) =>
+  Effect.map(
+    Effect.promise(() => redis.info("commandstats")),
+    (text) =>
+      new Map(
+        [...text.matchAll(/^cmdstat_(\w+):calls=(\d+)/gm)].map((match) => [match[1] ?? "", Number(match[2])] as const)
+      )
+  )
