@@ -10,6 +10,7 @@ import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
 import * as TestClock from "effect/TestClock"
 import * as TestContext from "effect/TestContext"
+import * as Tracer from "effect/Tracer"
 import * as fc from "fast-check"
 import { BillsApi, type ContractBill } from "../../src/index.js"
 import { propertyParameters } from "../support/walkProperty.js"
@@ -171,6 +172,58 @@ describe("streamContractBills", () => {
     }).pipe(
       Effect.provide(
         TestBillsApi.layerStack({ exchange: { bills: { contract: history(4, 50, 30, 1) } }, rateLimit: false })
+      )
+    )
+  )
+})
+
+describe("streamContractBills: its traces", () => {
+  it.effect("one start span, and a page span per request naming the bounds and limit it sent", () =>
+    Effect.gen(function* () {
+      const spans: Array<Tracer.Span> = []
+      const native = yield* Effect.tracer
+      // The default tracer, keeping every span it starts.
+      const recording = Tracer.make({
+        span: (name, parent, context, links, startTime, kind, options) => {
+          const span = native.span(name, parent, context, links, startTime, kind, options)
+          spans.push(span)
+          return span
+        },
+        context: (f, fiber) => native.context(f, fiber)
+      })
+      yield* TestClock.setTime(t0 + 401 * day)
+      const api = yield* BillsApi
+      const exchange = yield* FakeExchange
+      const got = yield* Effect.withTracer(Stream.runCollect(api.streamContractBills({ concurrency: 1 })), recording)
+      expect(got.length).toBe(300)
+      const sent = (yield* exchange.requests)
+        .filter((request) => request.operation === "contractBills")
+        .map((request) => JSON.parse(request.body) as { startTime: number; endTime: number; limit: number })
+      expect(sent.length).toBeGreaterThan(5)
+      expect(spans.filter((span) => span.name === "BillsApi.streamContract.start")).toHaveLength(1)
+      expect(
+        spans
+          .filter((span) => span.name === "BillsApi.streamContract.page")
+          .map((span) => ["startTime", "endTime", "limit"].map((key) => span.attributes.get(key)))
+      ).toEqual(sent.map((body) => [body.startTime, body.endTime, body.limit]))
+      // Each request is an attempt of the client's pipeline, inside its page's span.
+      const attempts = spans.filter((span) => span.name === "BillsApi.attempt")
+      expect(attempts).toHaveLength(sent.length)
+      expect(
+        attempts.every(
+          (span) =>
+            span.parent._tag === "Some" &&
+            span.parent.value._tag === "Span" &&
+            span.parent.value.name === "BillsApi.streamContract.page"
+        )
+      ).toBe(true)
+    }).pipe(
+      Effect.provide(
+        TestBillsApi.layerStack({
+          apiVersion: "v3",
+          exchange: { bills: { contract: history(5, 300, 400, 1) } },
+          rateLimit: false
+        })
       )
     )
   )
