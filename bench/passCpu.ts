@@ -2,8 +2,9 @@
  * What a fleet pass costs in CPU (bench/run.ts section 15, issue 38 section 3): one `bills fleet
  * run` process, its budget in Redis, against the loopback fleet exchange with no address limit,
  * so that the CPU sets the pace. Per contender (this checkout, and with `--baseline <commit>` that
- * commit's sources, taking turns): the runner's CPU per page of a first sync, and per request of a
- * steady pass (nothing new), with PostgreSQL's CPU per request beside it.
+ * commit's sources, taking turns, the order turned each round, each run's database dropped after
+ * it): the runner's CPU per page of a first sync, and per request of a steady pass (nothing new),
+ * with PostgreSQL's CPU per request beside it.
  *
  * CPU time is read from /proc (utime + stime, what `process.cpuUsage` reports inside the process):
  * it is the process's own, whatever else loads the machine. PostgreSQL's is the postmaster's and
@@ -19,7 +20,7 @@ import { Effect, Layer, Redacted } from "effect"
 import { FleetCipher, FleetDatabase, FleetStatus } from "../packages/fleet/src/index.js"
 import * as FleetExchange from "../packages/fleet/test/support/FleetExchange.js"
 import { freePorts } from "../packages/fleet/test/support/ports.js"
-import { addAccounts, freshDatabase, testKey } from "../packages/fleet/test/support/services.js"
+import { addAccounts, dropDatabase, freshDatabase, testKey } from "../packages/fleet/test/support/services.js"
 
 export interface PassCpuRun {
   readonly contender: string
@@ -156,7 +157,9 @@ const runOnce = (
   Effect.runPromise(
     Effect.scoped(
       Effect.gen(function* () {
-        const db = yield* freshDatabase(pg)
+        // Dropped after the run, and the server checkpointed: the next contender's PostgreSQL CPU
+        // would otherwise count this one's autovacuum and dirty buffers.
+        const db = yield* Effect.acquireRelease(freshDatabase(pg), (url) => dropDatabase(pg, url))
         const now = Date.now()
         const exchange = yield* FleetExchange.serve({
           perAddress: false,
@@ -287,7 +290,9 @@ export const passCpuBench = async (
   const accounts = quick ? 12 : 24
   const perKind = quick ? 1_000 : 2_000
   const steadySeconds = quick ? 15 : 30
-  const rounds = quick ? 1 : 2
+  // With a baseline, at least two rounds, the order turned each round (base, this, this, base):
+  // a turn later in the machine's load or on a server the other has used is no one's alone.
+  const rounds = baseline === undefined ? (quick ? 1 : 2) : quick ? 2 : 4
   const postmaster = postmasterOf(pg)
   const cleanups: Array<() => void> = []
   try {
@@ -304,7 +309,7 @@ export const passCpuBench = async (
     }
     const runs: Array<PassCpuRun> = []
     for (let round = 0; round < rounds; round++) {
-      for (const contender of contenders) {
+      for (const contender of round % 2 === 0 ? contenders : [...contenders].reverse()) {
         say(`15. pass CPU: ${contender.name}, round ${round + 1} of ${rounds} ...`)
         runs.push(await runOnce(pg, redis, postmaster, contender, accounts, perKind, steadySeconds))
       }

@@ -38,6 +38,18 @@ export const freshDatabase = (url: string): Effect.Effect<string> =>
     return target.toString()
   }).pipe(Effect.scoped, Effect.provide(Reactivity.layer), Effect.orDie)
 
+/**
+ * Drops the database at `url` (one `freshDatabase` made on the server at `admin`), its sessions
+ * ended, and checkpoints the server: a run that measures the server's CPU after it counts none of
+ * what this one left (its autovacuum, its dirty buffers).
+ */
+export const dropDatabase = (admin: string, url: string): Effect.Effect<void> =>
+  Effect.gen(function* () {
+    const client = yield* PgClient.make({ url: Redacted.make(admin) })
+    yield* client`DROP DATABASE IF EXISTS ${client(new URL(url).pathname.slice(1))} WITH (FORCE)`
+    yield* client`CHECKPOINT`
+  }).pipe(Effect.scoped, Effect.provide(Reactivity.layer), Effect.orDie)
+
 /** A BILLS_FLEET_KEY for tests: 32 fixed bytes. */
 export const testKey = Buffer.alloc(32, 7).toString("base64")
 
