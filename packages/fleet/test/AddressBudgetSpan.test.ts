@@ -4,7 +4,8 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import * as Tracer from "effect/Tracer"
+import type * as Tracer from "effect/Tracer"
+import { recordingSpans } from "../../core/test/support/recordedSpans.js"
 import { redisBudget } from "./support/redisBudget.js"
 import { redisUrl } from "./support/services.js"
 
@@ -18,19 +19,7 @@ describe.skipIf(redisUrl === undefined)("the shared budget's grant span", () => 
         budget.withGrant("spotBills")(Effect.void),
         budget.withGrant("contractBills")(Effect.void)
       ])
-      yield* Effect.tracerWith((base) =>
-        Effect.withTracer(
-          grants,
-          Tracer.make({
-            context: base.context,
-            span: (...args) => {
-              const span = base.span(...args)
-              spans.push(span)
-              return span
-            }
-          })
-        )
-      )
+      yield* grants.pipe(recordingSpans(spans))
       const granted = spans.filter((span) => span.name === "AddressBudget.grant")
       expect(granted.map((span) => span.attributes.get("operation"))).toEqual(["spotBills", "contractBills"])
       expect(granted.every((span) => span.status._tag === "Ended")).toBe(true)

@@ -10,9 +10,10 @@ import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
 import * as TestClock from "effect/TestClock"
 import * as TestContext from "effect/TestContext"
-import * as Tracer from "effect/Tracer"
+import type * as Tracer from "effect/Tracer"
 import * as fc from "fast-check"
 import { BillsApi, type ContractBill } from "../../src/index.js"
+import { recordingSpans } from "../support/recordedSpans.js"
 import { propertyParameters } from "../support/walkProperty.js"
 import { BillGenerator, type ContractWireBill, FakeExchange, FakeFault, TestBillsApi } from "../../src/testing/index.js"
 
@@ -181,20 +182,10 @@ describe("streamContractBills: its traces", () => {
   it.effect("one start span, and a page span per request naming the bounds and limit it sent", () =>
     Effect.gen(function* () {
       const spans: Array<Tracer.Span> = []
-      const native = yield* Effect.tracer
-      // The default tracer, keeping every span it starts.
-      const recording = Tracer.make({
-        span: (name, parent, context, links, startTime, kind, options) => {
-          const span = native.span(name, parent, context, links, startTime, kind, options)
-          spans.push(span)
-          return span
-        },
-        context: (f, fiber) => native.context(f, fiber)
-      })
       yield* TestClock.setTime(t0 + 401 * day)
       const api = yield* BillsApi
       const exchange = yield* FakeExchange
-      const got = yield* Effect.withTracer(Stream.runCollect(api.streamContractBills({ concurrency: 1 })), recording)
+      const got = yield* Stream.runCollect(api.streamContractBills({ concurrency: 1 })).pipe(recordingSpans(spans))
       expect(got.length).toBe(300)
       const sent = (yield* exchange.requests)
         .filter((request) => request.operation === "contractBills")

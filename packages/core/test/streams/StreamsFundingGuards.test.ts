@@ -9,11 +9,12 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Stream from "effect/Stream"
 import * as TestClock from "effect/TestClock"
-import * as Tracer from "effect/Tracer"
+import type * as Tracer from "effect/Tracer"
 import { BillsApi, type BillsError } from "../../src/index.js"
 import { FakeExchange } from "../../src/testing/index.js"
 import { fundingBills } from "../support/billScenarios.js"
 import { fakeStack } from "../support/fakeStack.js"
+import { recordingSpans } from "../support/recordedSpans.js"
 import { collect, expectExactly, expectTimeOrder } from "../support/streamCheck.js"
 import { envelope, makeStub } from "../support/stubHttp.js"
 
@@ -269,21 +270,10 @@ describe("funding walk: its traces", () => {
   it.effect("each page request's span names the page and the bounds asked for", () =>
     Effect.gen(function* () {
       const spans: Array<Tracer.Span> = []
-      const native = yield* Effect.tracer
-      // The default tracer, keeping every span it starts.
-      const recording = Tracer.make({
-        span: (name, parent, context, links, startTime, kind, options) => {
-          const span = native.span(name, parent, context, links, startTime, kind, options)
-          spans.push(span)
-          return span
-        },
-        context: (f, fiber) => native.context(f, fiber)
-      })
       const from = now - 3_600_000
-      const { exit } = yield* Effect.withTracer(
-        runScripted([page(150, 1, true, range(0, 100)), page(150, 2, false, range(100, 50))], { from }),
-        recording
-      )
+      const { exit } = yield* runScripted([page(150, 1, true, range(0, 100)), page(150, 2, false, range(100, 50))], {
+        from
+      }).pipe(recordingSpans(spans))
       expect(Exit.isSuccess(exit)).toBe(true)
       expect(
         spans

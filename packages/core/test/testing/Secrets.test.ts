@@ -13,6 +13,7 @@ import * as TestClock from "effect/TestClock"
 import * as Tracer from "effect/Tracer"
 import { BillsApi, BillsConfig, BillsRateLimiter, Signer, credentialsConfig } from "../../src/index.js"
 import { FakeExchange, FakeFault } from "../../src/testing/index.js"
+import { recordingSpans } from "../support/recordedSpans.js"
 import { type Canned, credentials, envelope, makeStub, secretValues } from "../support/stubHttp.js"
 
 const failures: ReadonlyArray<readonly [string, Canned]> = [
@@ -202,20 +203,7 @@ describe("no secret in any value of the in-memory client's spans", () => {
               Logger.make(({ message }) => void logged.push(message))
             )
           ),
-          (effect) =>
-            Effect.tracerWith((base) =>
-              Effect.withTracer(
-                effect,
-                Tracer.make({
-                  context: base.context,
-                  span: (...args) => {
-                    const span = base.span(...args)
-                    spans.push(span)
-                    return span
-                  }
-                })
-              )
-            )
+          recordingSpans(spans)
         )
         const http = spans.filter((span) => span.name.startsWith("http.client"))
         expect(http).toHaveLength(2)
