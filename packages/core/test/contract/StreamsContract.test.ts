@@ -55,6 +55,13 @@ const history = (seed: number, count: number, days: number, group: number) =>
     sameMillisecondGroup: group > 1 ? { every: 7, size: group } : undefined
   })
 
+/** A v3 exchange with 300 contract bills over 400 days, no rate limit. */
+const fourHundredDays = TestBillsApi.layerStack({
+  apiVersion: "v3",
+  exchange: { bills: { contract: history(5, 300, 400, 1) } },
+  rateLimit: false
+})
+
 describe("streamContractBills", () => {
   it("lists every bill of any window exactly once (generated histories, both versions, orders and bounds)", async () => {
     await fc.assert(
@@ -115,15 +122,7 @@ describe("streamContractBills", () => {
         const body = JSON.parse(request.body) as { startTime: number; endTime: number }
         expect(body.endTime - body.startTime).toBeLessThanOrEqual(100 * day)
       }
-    }).pipe(
-      Effect.provide(
-        TestBillsApi.layerStack({
-          apiVersion: "v3",
-          exchange: { bills: { contract: history(5, 300, 400, 1) } },
-          rateLimit: false
-        })
-      )
-    )
+    }).pipe(Effect.provide(fourHundredDays))
   )
 
   it.effect("is lazy: taking 5 bills costs one request", () =>
@@ -208,14 +207,6 @@ describe("streamContractBills: its traces", () => {
             span.parent.value.name === "BillsApi.streamContract.page"
         )
       ).toBe(true)
-    }).pipe(
-      Effect.provide(
-        TestBillsApi.layerStack({
-          apiVersion: "v3",
-          exchange: { bills: { contract: history(5, 300, 400, 1) } },
-          rateLimit: false
-        })
-      )
-    )
+    }).pipe(Effect.provide(fourHundredDays))
   )
 })
