@@ -42,6 +42,13 @@ export interface PassCpuRun {
   readonly idleCpuPerSecondMs: number
   /** The steady runner CPU per request less that idle share: what one more request costs. */
   readonly steadyMarginalCpuPerRequestMs: number
+  /**
+   * PostgreSQL's CPU per second over the same idle window: the runner's cluster polling and
+   * heartbeating, and the server's own background work, with no account to pass.
+   */
+  readonly idlePgCpuPerSecondMs: number
+  /** PostgreSQL's steady CPU per request less that idle share. */
+  readonly steadyMarginalPgCpuPerRequestMs: number
 }
 
 const day = 86_400_000
@@ -223,9 +230,11 @@ const runOnce = (
         const pid = runner.pid as number
         // Idle: the runner up and joined (its start-up's CPU left out), no account to pass.
         yield* Effect.sleep("10 seconds")
-        const [idle0, idleAt0] = [cpuMsOf(pid), Date.now()]
+        const [idle0, idlePg0, idleAt0] = [cpuMsOf(pid), pgCpuMs(postmaster), Date.now()]
         yield* Effect.sleep("10 seconds")
-        const idleCpuPerSecondMs = (cpuMsOf(pid) - idle0) / ((Date.now() - idleAt0) / 1000)
+        const idleSeconds = (Date.now() - idleAt0) / 1000
+        const idleCpuPerSecondMs = (cpuMsOf(pid) - idle0) / idleSeconds
+        const idlePgCpuPerSecondMs = (pgCpuMs(postmaster) - idlePg0) / idleSeconds
         yield* addAccounts(accounts, labelOf, credentialsOf).pipe(Effect.provide(database))
         const log = () => exchange.requests().filter((request) => request.operation !== undefined)
         const current = async () => {
@@ -269,7 +278,9 @@ const runOnce = (
           steadyRequests,
           steadySeconds: (t1 - t0) / 1000,
           idleCpuPerSecondMs,
-          steadyMarginalCpuPerRequestMs: (cpu1 - cpu0 - (idleCpuPerSecondMs * (t1 - t0)) / 1000) / steadyRequests
+          steadyMarginalCpuPerRequestMs: (cpu1 - cpu0 - (idleCpuPerSecondMs * (t1 - t0)) / 1000) / steadyRequests,
+          idlePgCpuPerSecondMs,
+          steadyMarginalPgCpuPerRequestMs: (pg1 - pg0 - (idlePgCpuPerSecondMs * (t1 - t0)) / 1000) / steadyRequests
         } satisfies PassCpuRun
       })
     )

@@ -952,6 +952,17 @@ const passCpu = async () => {
     )
     row(
       section,
+      `${contender}: PostgreSQL's the same less its idle share, ms (idle: ${fmt(
+        of((run) => run.idlePgCpuPerSecondMs),
+        1
+      )} ms CPU per s; runs: ${each((run) => run.steadyMarginalPgCpuPerRequestMs)})`,
+      fmt(
+        of((run) => run.steadyMarginalPgCpuPerRequestMs),
+        2
+      )
+    )
+    row(
+      section,
       `${contender}: steady requests per second (wall time, load-dependent)`,
       fmt(
         of((run) => run.steadyRequests / run.steadySeconds),
