@@ -310,7 +310,8 @@ export const passCpuBench = async (
     const contenders: Array<{ readonly name: string; readonly bin: string }> = []
     const mine = await bundled(root)
     cleanups.push(mine.remove)
-    contenders.push({ name: "this", bin: mine.bin })
+    const self = { name: "this", bin: mine.bin }
+    contenders.push(self)
     if (baseline !== undefined) {
       const tree = checkout(baseline)
       cleanups.push(tree.remove)
@@ -323,15 +324,7 @@ export const passCpuBench = async (
     // servers started read PostgreSQL dearer (3.15 where the later turns read 1.25-1.81).
     if (baseline !== undefined) {
       say("15. pass CPU: a warm-up turn, not counted ...")
-      await runOnce(
-        pg,
-        redis,
-        postmaster,
-        contenders[contenders.length - 1] as (typeof contenders)[number],
-        accounts,
-        perKind,
-        steadySeconds
-      )
+      await runOnce(pg, redis, postmaster, self, accounts, perKind, steadySeconds)
     }
     for (let round = 0; round < rounds; round++) {
       for (const contender of round % 2 === 0 ? contenders : [...contenders].reverse()) {
