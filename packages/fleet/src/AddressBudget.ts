@@ -296,6 +296,9 @@ export class AddressBudget extends Context.Tag("@account-bills/fleet/AddressBudg
         // They ride with the next grant of the log, or go alone after `releaseDelay`.
         const unreleased = new Map<string, Map<string, number>>()
         const releaseTimers = new Map<string, ReturnType<typeof setTimeout>>()
+        // Set when the budget closes: its finalizer sends what waits, and a retry still pending
+        // then stops rather than ask a closed connection (and warn) for up to `releaseTimeout`.
+        let closed = false
         /** The (member, age) pairs of the releases of a log that wait, aged as of `now`. */
         const releasesOf = (key: string, now: number) => {
           const pairs: Array<string | number> = []
@@ -313,7 +316,7 @@ export class AddressBudget extends Context.Tag("@account-bills/fleet/AddressBudg
         // `releaseTimeout` and then given up (each grant frees itself `hold` after it was given,
         // so giving up only keeps its place longer). Outside any fiber: a release needs none.
         const sendReleases = (key: string, since: number, retryIn: number): Promise<void> => {
-          const pairs = releasesOf(key, clock.unsafeCurrentTimeMillis())
+          const pairs = closed ? [] : releasesOf(key, clock.unsafeCurrentTimeMillis())
           if (pairs.length === 0) return Promise.resolve()
           return RedisScript.run<number>(redis, releaseLua, 1, [key, spacing, hold, ...pairs]).then(
             () => released(key, pairs),
@@ -344,6 +347,7 @@ export class AddressBudget extends Context.Tag("@account-bills/fleet/AddressBudg
         // Closing the budget sends what still waits, once, before the connection closes.
         yield* Effect.addFinalizer(() =>
           Effect.promise(() => {
+            closed = true
             for (const timer of releaseTimers.values()) clearTimeout(timer)
             releaseTimers.clear()
             const keys = [...unreleased.keys()]
