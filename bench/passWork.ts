@@ -21,7 +21,6 @@ import { Context, Effect, Fiber, Layer, Metric, Redacted, Stream } from "effect"
 import {
   AccountPass,
   AddressBudget,
-  entityIdOf,
   FleetAccounts,
   FleetCipher,
   FleetDatabase,
@@ -29,7 +28,6 @@ import {
   FleetRunner,
   FleetStatus
 } from "../packages/fleet/src/index.js"
-import * as PendingPasses from "../packages/fleet/src/internal/pendingPasses.js"
 import * as FleetExchange from "../packages/fleet/test/support/FleetExchange.js"
 import { freePorts } from "../packages/fleet/test/support/ports.js"
 import { counted, Forks } from "../packages/fleet/test/support/runtimeWork.js"
@@ -371,12 +369,6 @@ const outside = (
       `  of which the idle runner's share                ${idleShare.toFixed(2).padStart(6)} ms (${idlePerSecond.toFixed(1)} ms per s idle)`
     )
     console.log(`  less that share                                 ${(perPass - idleShare).toFixed(2).padStart(6)} ms`)
-    const sql = yield* Layer.build(FleetDatabase.sql(db))
-    yield* measure(
-      "the pending-pass COUNT (before each next pass is sent)",
-      Effect.provide(PendingPasses.pending(entityIdOf("work")), sql),
-      100
-    )
   }).pipe(Effect.scoped)
 
 Effect.runPromise(process.argv[2] === "exchange" ? serveExchange(Number(process.argv[3])) : main).then(

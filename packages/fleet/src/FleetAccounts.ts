@@ -41,6 +41,14 @@ export interface FleetAccount {
   readonly errors: { readonly [K in BillKind]: string | undefined }
   /** Since when (epoch ms) each kind's passes have failed with that error; undefined when it succeeded. */
   readonly errorsSince: { readonly [K in BillKind]: number | undefined }
+  /**
+   * When the account's next pass is due (epoch ms), as its runner last wrote it: to within the
+   * length of the pass before it (a steady pass writes it as it begins). Undefined before the
+   * account's first pass.
+   *
+   * @since 0.2.0
+   */
+  readonly nextPass?: number | undefined
 }
 
 /**
@@ -73,11 +81,14 @@ export interface FleetAccountsShape {
    * The credentials of an account, opened, and the store account its bills are kept under. With
    * `owner`, records in the same statement that `owner` begins a pass of the account (a runner
    * opens an account for every pass: one statement, not a read and a write). Since 0.2.0 the
-   * claim comes with the read; there is no `claim` of its own.
+   * claim comes with the read; there is no `claim` of its own. With `nextPass` too, the same
+   * statement records when the account's next pass is due, as the pass expects it (see
+   * `nextPassOf`).
    */
   readonly open: (
     label: string,
-    owner?: string | undefined
+    owner?: string | undefined,
+    nextPass?: number | undefined
   ) => Effect.Effect<
     { readonly credentials: Credentials; readonly account: StoreAccount.StoreAccount },
     FleetUnavailable | FleetAccountUnknown | FleetCredentialsUnreadable | FleetKeyInvalid
@@ -97,6 +108,21 @@ export interface FleetAccountsShape {
   ) => Effect.Effect<number, FleetUnavailable>
   /** Records that `owner` no longer owns the account (a hand-over). */
   readonly release: (label: string, owner: string) => Effect.Effect<void, FleetUnavailable>
+  /**
+   * When the account's next pass is due (epoch ms), as its runner last recorded it: a runner that
+   * takes the account over waits for it. Undefined when none was recorded or there is no such
+   * account.
+   *
+   * @since 0.2.0
+   */
+  readonly nextPassOf: (label: string) => Effect.Effect<number | undefined, FleetUnavailable>
+  /**
+   * Records when the account's next pass is due, where its pass ended otherwise than it expected
+   * when it began (`open`'s `nextPass`).
+   *
+   * @since 0.2.0
+   */
+  readonly scheduleNextPass: (label: string, at: number) => Effect.Effect<void, FleetUnavailable>
 }
 
 /**
@@ -119,6 +145,7 @@ interface AccountRow {
   readonly spot_error_since: number | string | null
   readonly contract_error: string | null
   readonly contract_error_since: number | string | null
+  readonly next_pass: number | string | null
 }
 
 /** PostgreSQL's advisory lock for creating the table: runners started together create it once. */
@@ -192,7 +219,9 @@ export const make = (
             // And, since the futures account, its kind's.
             Effect.zipRight(sql`ALTER TABLE fleet_accounts
               ADD COLUMN IF NOT EXISTS contract_error text,
-              ADD COLUMN IF NOT EXISTS contract_error_since bigint`)
+              ADD COLUMN IF NOT EXISTS contract_error_since bigint`),
+            // And, since an account's passes run in one loop, when its next pass is due.
+            Effect.zipRight(sql`ALTER TABLE fleet_accounts ADD COLUMN IF NOT EXISTS next_pass bigint`)
           )
         )
       )
@@ -256,7 +285,7 @@ export const make = (
     const list = mapped(
       Effect.map(
         sql<AccountRow>`SELECT label, added_at, owner, owner_seen, funding_error, spot_error, funding_error_since, spot_error_since,
-            contract_error, contract_error_since
+            contract_error, contract_error_since, next_pass
           FROM fleet_accounts ORDER BY label`,
         (rows) =>
           rows.map(
@@ -274,7 +303,8 @@ export const make = (
                 funding: optionalNumber(row.funding_error_since),
                 spot: optionalNumber(row.spot_error_since),
                 contract: optionalNumber(row.contract_error_since)
-              }
+              },
+              nextPass: optionalNumber(row.next_pass)
             })
           )
       )
@@ -285,12 +315,13 @@ export const make = (
     // of a fleet find nothing and fail nothing). Taken by the next `record` of the label.
     const clean = new Set<string>()
     type Sealed = { readonly fingerprint: string; readonly sealed: string; readonly clean?: boolean }
-    const open = (label: string, owner?: string | undefined) =>
+    const open = (label: string, owner?: string | undefined, nextPass?: number | undefined) =>
       mapped(
         Effect.gen(function* () {
           const rows = yield* owner === undefined
             ? sql<Sealed>`SELECT fingerprint, sealed FROM fleet_accounts WHERE label = ${label}`
-            : sql<Sealed>`UPDATE fleet_accounts SET owner = ${owner}, owner_seen = ${yield* now}
+            : sql<Sealed>`UPDATE fleet_accounts SET owner = ${owner}, owner_seen = ${yield* now},
+                next_pass = COALESCE(${nextPass ?? null}::bigint, next_pass)
                 WHERE label = ${label} RETURNING fingerprint, sealed,
                   (funding_error IS NULL AND spot_error IS NULL AND contract_error IS NULL AND refusals = 0) AS clean`
           const row = rows[0]
@@ -352,7 +383,31 @@ export const make = (
         )
       )
 
-    return FleetAccounts.of({ target, add, rekey, remove, list, open, record, release })
+    const nextPassOf = (label: string) =>
+      mapped(
+        Effect.map(
+          sql<{
+            readonly next_pass: number | string | null
+          }>`SELECT next_pass FROM fleet_accounts WHERE label = ${label}`,
+          (rows) => optionalNumber(rows[0]?.next_pass ?? null)
+        )
+      )
+
+    const scheduleNextPass = (label: string, at: number) =>
+      mapped(Effect.asVoid(sql`UPDATE fleet_accounts SET next_pass = ${at} WHERE label = ${label}`))
+
+    return FleetAccounts.of({
+      target,
+      add,
+      rekey,
+      remove,
+      list,
+      open,
+      record,
+      release,
+      nextPassOf,
+      scheduleNextPass
+    })
   })
 
 /**

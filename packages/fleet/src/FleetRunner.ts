@@ -170,49 +170,36 @@ const entityLayer = (
       // How many intervals apart this account's steady passes are while its address is short.
       let stretch = 1
       const perKey = yield* BillsRateLimiter.make({ limit: options.maxRps ?? 10 })
-      const makeClient = yield* AccountEntity.client
       const interval = Duration.toMillis(options.interval ?? Duration.minutes(1))
       // A new owner cannot see the requests the previous owner sent in its last window.
       const firstRequest = (yield* Effect.clockWith((clock) => clock.currentTimeMillis)) + Duration.toMillis(keyWindow)
       yield* Effect.addFinalizer(() => Effect.ignore(accounts.release(label, owner)))
 
-      // The time (the key) of the pass this entity last scheduled. A pass it scheduled itself is
-      // its chain's one pending pass: the reconciler schedules none while one is pending.
-      let scheduledAt: number | undefined
-      const schedule = (request: PassRequest, at: number, kinds?: ReadonlyArray<BillKind>, allAt?: number) =>
-        Effect.gen(function* () {
-          // One chain of passes per account: another pending pass takes over. Asked only for a
-          // pass this entity did not schedule (the reconciler's, or one delivered again after the
-          // runner that ran it died, whose next pass may be written already): a steady pass of
-          // the chain sends no COUNT (issue 38, section 3, seventh round).
-          if (request.at !== scheduledAt && (yield* PendingPasses.pending(entityId)) > 1) return
-          const next = new PassRequest({ at: Math.max(at, request.at + 1), label, kinds, allAt })
-          yield* makeClient(entityId).Pass(next, { discard: true })
-          scheduledAt = next.at
-        }).pipe(
-          Effect.tapError((error) => Effect.logWarning(`cannot schedule the next pass of ${label}: ${String(error)}`)),
-          Effect.retry(Schedule.exponential(Duration.millis(200)).pipe(Schedule.union(Schedule.spaced("10 seconds"))))
-        )
+      // Where the next pass is due when a pass fails before it can say (the database is away):
+      // the reconciler's round, so that such a loop neither spins nor waits an interval.
+      const retryAfter = Math.min(interval, 5_000)
 
-      const pass = (request: PassRequest) =>
-        Effect.suspend(() => {
-          label = request.label ?? entityId
-          return passOf(request)
-        })
-      const passOf = (request: PassRequest) =>
+      // One pass of the account, after its due time: the next pass it sets, or undefined when the
+      // account's loop ends (the account was removed). `expected` is how long after its
+      // beginning this pass expects the next to be due (0: at once): written with the claim, so
+      // that a runner taking the account over after a crash waits for it, and again at the end
+      // only when the pass ended otherwise (a steady pass writes nothing of its own).
+      const passOf = (request: PassRequest, expected: number) =>
         Effect.gen(function* () {
-          const wait = firstRequest - (yield* Effect.clockWith((clock) => clock.currentTimeMillis))
+          const wait =
+            Math.max(request.at, firstRequest) - (yield* Effect.clockWith((clock) => clock.currentTimeMillis))
           if (wait > 0) yield* Effect.sleep(Duration.millis(wait))
+          const openedAt = yield* Effect.clockWith((clock) => clock.currentTimeMillis)
           // Opened and claimed in one statement: `status` names this runner from here on.
-          const opened = yield* Effect.either(accounts.open(label, owner))
+          const opened = yield* Effect.either(accounts.open(label, owner, openedAt + expected))
           if (opened._tag === "Left") {
-            if (opened.left._tag === "FleetAccountUnknown") return // removed: its chain ends here
+            if (opened.left._tag === "FleetAccountUnknown") return undefined // removed: its loop ends here
             yield* Effect.logWarning(`pass of ${label}: ${opened.left.message}`)
             // Credentials this runner cannot open show in `status`, not only in its log.
             const unopened = opened.left.message
             yield* Effect.ignore(accounts.record(label, { funding: unopened, spot: unopened, contract: unopened }))
             const now = yield* Effect.clockWith((clock) => clock.currentTimeMillis)
-            return yield* schedule(request, now + interval)
+            return new PassRequest({ at: now + interval, label })
           }
           // Read by the process test and the bench (at DEBUG): a pass's begin and end bracket its
           // store leases, and its end says what each kind sent and stored.
@@ -236,8 +223,9 @@ const entityLayer = (
             Effect.provide(routed(watch)),
             Effect.onExit((exit) => {
               if (!Exit.isSuccess(exit)) {
+                // Cut short: the account moves to another runner, or this one stops.
                 return Cause.isInterruptedOnly(exit.cause)
-                  ? Effect.logInfo("pass ends")
+                  ? Effect.logInfo("pass ends").pipe(Effect.annotateLogs("interrupted", true))
                   : Effect.logWarning(`pass ends: it failed: ${Cause.squash(exit.cause)}`)
               }
               // One line per pass: a failed one at warning level, with each kind's reason; one
@@ -282,21 +270,74 @@ const entityLayer = (
           // of all three began, however long another kind's walk goes on (a new account's futures
           // walk proves its empty years page after page, while its funding and spot bills keep coming).
           const allAt = allDue ?? began + apart
-          yield* more.length > 0
-            ? now < allAt
-              ? schedule(request, now, more, allAt)
-              : schedule(request, now)
-            : schedule(request, request.kinds === undefined ? now + apart : allAt)
+          const next =
+            more.length > 0
+              ? now < allAt
+                ? new PassRequest({ at: now, label, kinds: more, allAt })
+                : new PassRequest({ at: now, label })
+              : new PassRequest({ at: request.kinds === undefined ? now + apart : allAt, label })
+          // What `open` wrote is the truth to within this pass's length unless the pass ended
+          // otherwise than it expected: then the row is told (a hand-over waits for it).
+          if (next.at - now !== expected) {
+            yield* Effect.ignoreLogged(accounts.scheduleNextPass(label, next.at))
+          }
+          return next
         }).pipe(
-          Effect.catchAll((error) => Effect.logWarning(`pass of ${label}: ${error.message}`)),
+          Effect.catchAll((error) =>
+            Effect.zipRight(
+              Effect.logWarning(`pass of ${label}: ${error.message}`),
+              Effect.clockWith((clock) =>
+                Effect.map(clock.currentTimeMillis, (now) => new PassRequest({ at: now + retryAfter, label }))
+              )
+            )
+          ),
           Effect.annotateLogs({ account: label, runner: owner }),
-          Effect.withSpan("FleetRunner.pass", { attributes: { account: label } })
+          // Each pass its own trace: the loop that runs them does not end while the account is here.
+          Effect.withSpan("FleetRunner.pass", { root: true, attributes: { account: label } })
         )
+
+      // The account's passes, one after another in one loop, for as long as the entity lives
+      // here: the cluster delivers the loop's message once, and a pass costs it nothing (the next
+      // pass is not a message written, delivered and answered; issue 38, section 3). The loop's
+      // message stays unprocessed while it runs, so the reconciler leaves the account alone, and
+      // a runner that stops or dies leaves it to the account's next owner, which starts the loop
+      // again where the row says the next pass is due.
+      const loop = (first: PassRequest) =>
+        Effect.gen(function* () {
+          label = first.label ?? entityId
+          const due = yield* Effect.orElseSucceed(accounts.nextPassOf(label), () => undefined)
+          let request: PassRequest | undefined = new PassRequest({ ...first, at: Math.max(first.at, due ?? 0) })
+          // The loop's first pass expects nothing: until it ends, the next pass is due at once.
+          let expected = 0
+          while (request !== undefined) {
+            const current: PassRequest = request
+            request = yield* passOf(current, expected)
+            expected = request === undefined ? 0 : request.kinds === undefined ? interval * stretch : 0
+          }
+        })
+
+      // One loop per account: a second message of the account (the reconciler's beside a pass
+      // delivered again, or one written by an older runner) ends at once, and with it its chain.
+      let looping = false
+      const pass = (request: PassRequest) =>
+        Effect.suspend(() => {
+          if (looping) return Effect.void
+          looping = true
+          return Effect.ensuring(
+            loop(request),
+            Effect.sync(() => {
+              looping = false
+            })
+          )
+        })
 
       return AccountEntity.of({ Pass: (envelope) => pass(envelope.payload) })
     }),
-    // Kept between passes stretched to their longest, so that the stretch is not forgotten.
+    // Messages run side by side, so that a second one of the account finds its loop and ends
+    // (one at a time, it would wait behind the loop for good). Kept between passes stretched to
+    // their longest, so that the stretch is not forgotten (a loop keeps its entity anyway).
     {
+      concurrency: "unbounded",
       maxIdleTime: Duration.sum(
         Duration.times(options.interval ?? Duration.minutes(1), SteadyStretch.maxStretch),
         Duration.seconds(30)

@@ -9,7 +9,6 @@ import { type BillKind, BillsStore, type StoreFailure } from "@account-bills/sto
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
 import { FleetAccounts } from "./FleetAccounts.js"
-import { entityIdOf, entityType } from "./FleetEntity.js"
 import type { FleetUnavailable } from "./FleetErrors.js"
 
 /**
@@ -49,7 +48,10 @@ export interface AccountStatus {
   readonly ownerAlive: boolean | null
   /** When a pass of the account last began or ended, epoch ms; null before the first. */
   readonly lastPass: number | null
-  /** When its next pass is due, epoch ms; null when none is scheduled. */
+  /**
+   * When its next pass is due, epoch ms, as its runner last recorded it (to within the length of
+   * the pass before it); null before its first pass.
+   */
   readonly nextPass: number | null
 }
 
@@ -95,15 +97,6 @@ export const runners: Effect.Effect<ReadonlyArray<RunnerStatus>, never, SqlClien
   }))
 }).pipe(Effect.orElseSucceed(() => []))
 
-/** Per entity id, when its earliest pending pass is due. */
-const nextPasses = Effect.gen(function* () {
-  const sql = yield* SqlClient.SqlClient
-  const rows = yield* sql<{ readonly entity_id: string; readonly due: number | string | null }>`
-    SELECT entity_id, MIN(deliver_at) AS due FROM cluster_messages
-    WHERE entity_type = ${entityType} AND processed = false AND kind = 0 GROUP BY entity_id`
-  return new Map(rows.map((row) => [row.entity_id, row.due === null ? null : Number(row.due)]))
-}).pipe(Effect.orElseSucceed(() => new Map<string, number | null>()))
-
 /**
  * The status of every account, by label.
  *
@@ -119,7 +112,6 @@ export const all: Effect.Effect<
   const store = yield* BillsStore
   const listed = yield* accounts.list
   const alive = new Map((yield* runners).map((runner) => [runner.address, runner.alive]))
-  const next = yield* nextPasses
   const now = yield* Effect.clockWith((clock) => clock.currentTimeMillis)
   return yield* Effect.forEach(
     listed,
@@ -145,7 +137,7 @@ export const all: Effect.Effect<
           owner: account.owner ?? null,
           ownerAlive: account.owner === undefined ? null : (alive.get(account.owner) ?? false),
           lastPass: account.ownerSeen ?? null,
-          nextPass: next.get(entityIdOf(account.label)) ?? next.get(account.label) ?? null
+          nextPass: account.nextPass ?? null
         } satisfies AccountStatus
       }),
     { concurrency: 4 }

@@ -1,8 +1,8 @@
 /**
- * The fleet's reads and writes of the cluster's message table: how many passes of an account are
- * pending (asked before each pass is scheduled), which accounts have none (the reconciler's round,
- * every few seconds on an idle fleet too), the purge of processed passes, each one statement; and
- * the index of ours the first two read.
+ * The fleet's reads and writes of the cluster's message table: which accounts have no pending
+ * pass (the reconciler's round, every few seconds on an idle fleet too) and the purge of processed
+ * passes, each one statement; and the index of ours the first reads. (A pending pass is an
+ * account's loop of passes, running or waiting for its runner.)
  */
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
@@ -10,27 +10,15 @@ import { entityType } from "../FleetEntity.js"
 
 /**
  * The index of pending passes by entity, ours, on the cluster's message table: the cluster
- * indexes it by shard and request only, so the two questions below (asked at every pass of every
- * account, and of every account each reconciler round) would read the whole table, which holds a
- * pending pass of each account of the fleet. Made while the runner sets up, after the cluster's
- * own tables, under the set-up lock.
+ * indexes it by shard and request only, so the question below (asked of every account each
+ * reconciler round) would read the whole table, which holds a pending pass of each account of the
+ * fleet. Made while the runner sets up, after the cluster's own tables, under the set-up lock.
  */
 export const indexPending = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
   yield* sql`CREATE INDEX IF NOT EXISTS ab_fleet_pending_passes ON cluster_messages (entity_type, entity_id)
     WHERE processed = false AND kind = 0`
 })
-
-/** The statement that counts the pending passes of the entity `entityId`. */
-export const pendingStatement = (sql: SqlClient.SqlClient, entityId: string) =>
-  sql<{ readonly n: number | string }>`SELECT COUNT(*) AS n FROM cluster_messages
-    WHERE entity_type = ${entityType} AND entity_id = ${entityId} AND processed = false AND kind = 0`
-
-/** How many passes of the entity `entityId` are pending (unprocessed requests). */
-export const pending = (entityId: string) =>
-  Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    Effect.map(pendingStatement(sql, entityId), (rows) => Number(rows[0]?.n ?? 0))
-  )
 
 /**
  * The labels of the accounts with no pending (unprocessed) pass in the cluster's message table,
