@@ -1,8 +1,8 @@
 /**
  * The cluster's view of an account: one entity per account, with one persisted message,
- * `Pass`, delivered when it is due (`DeliverAt`). Persisted messages live in PostgreSQL until
- * processed, so a runner that dies mid-pass loses only time: the message is delivered again to
- * the account's next owner.
+ * `Pass`, delivered when it is due (`DeliverAt`), which runs the account's passes in a loop until
+ * the account is removed. Persisted messages live in PostgreSQL until processed, so a runner that
+ * dies mid-pass loses only time: the message is delivered again to the account's next owner.
  *
  * @since 0.1.0
  */

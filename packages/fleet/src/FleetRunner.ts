@@ -2,7 +2,8 @@
  * A runner of the fleet inside the user's own Effect app: a layer that joins the cluster on
  * PostgreSQL (`@effect/cluster`'s SQL message and runner storage; shard locks are PostgreSQL
  * advisory locks) over `NodeClusterSocket`, owns the accounts of its shards, and passes each
- * account every `interval`. A singleton (one runner of the fleet at a time) gives every account
+ * account every `interval`, in a loop per account whose next pass is due where the account's row
+ * says. A singleton (one runner of the fleet at a time) gives every account
  * of the table a pending pass, and purges processed messages.
  *
  * @since 0.1.0
