@@ -78,6 +78,11 @@ describe.skipIf(postgresUrl === undefined)("the loop of an account's passes", ()
           `pass loop: ${steady} steady passes, ${sent.length} statements, ${messageWrites(sent).length} message writes`
         )
         expect(steady).toBeGreaterThanOrEqual(2)
+        if (process.env.DUMP_STATEMENTS) {
+          const counts = new Map<string, number>()
+          for (const text of sent) counts.set(text.slice(0, 90), (counts.get(text.slice(0, 90)) ?? 0) + 1)
+          console.info([...counts].map(([text, n]) => `${n}\t${text}`).join("\n"))
+        }
         expect(messageWrites(sent)).toEqual([])
         expect(yield* pending).toBe(1)
 
