@@ -264,8 +264,24 @@ const runOnce = (
         yield* Effect.sleep(`${steadySeconds} seconds`)
         const [cpu1, pg1, n1, t1] = [cpuMsOf(pid), pgCpuMs(postmaster), log().length, Date.now()]
         const steadyRequests = Math.max(n1 - n0, 1)
-        if (exchange.requests().some((request) => request.status !== 200)) {
-          throw new Error(`pass CPU bench (${contender.name}): the exchange answered a request with an error`)
+        const refused = exchange.requests().filter((request) => request.status !== 200)
+        if (refused.length > 0) {
+          const statuses = [
+            ...new Set(refused.map((request) => `${request.status} ${request.operation ?? request.key}`))
+          ]
+          // The refused request's window as the exchange saw it: arrivals, and when each was signed.
+          const first = refused[0] as (typeof refused)[number]
+          const window = exchange
+            .requests()
+            .filter(
+              (r) =>
+                r.key === first.key && r.operation === first.operation && r.at > first.at - 1_100 && r.at <= first.at
+            )
+            .map((r) => `${r.at - first.at}/${r.signedAt === undefined ? "?" : r.signedAt - first.at}`)
+          console.error(`the refused request's window (arrival/signed, ms from it): ${window.join(" ")}`)
+          throw new Error(
+            `pass CPU bench (${contender.name}): the exchange answered ${refused.length} of ${exchange.requests().length} requests with an error (${statuses.join(", ")}; the first at ${new Date(refused[0]?.at ?? 0).toISOString()})`
+          )
         }
         return {
           contender: contender.name,

@@ -246,8 +246,8 @@ const entityLayer = (
             })
           )
           // Credentials the exchange refuses are not tried at every interval: the wait doubles
-          // with each refused pass, up to an hour. The count lives in the account's row: an
-          // entity is dropped after an idle interval, and a runner restarts or hands over.
+          // with each refused pass, up to an hour. The count lives in the account's row: a runner
+          // restarts or hands over.
           const refusals = yield* accounts.record(
             label,
             AccountPass.errorsOf(outcomes),
@@ -335,15 +335,9 @@ const entityLayer = (
       return AccountEntity.of({ Pass: (envelope) => pass(envelope.payload) })
     }),
     // Messages run side by side, so that a second one of the account finds its loop and ends
-    // (one at a time, it would wait behind the loop for good). Kept between passes stretched to
-    // their longest, so that the stretch is not forgotten (a loop keeps its entity anyway).
-    {
-      concurrency: "unbounded",
-      maxIdleTime: Duration.sum(
-        Duration.times(options.interval ?? Duration.minutes(1), SteadyStretch.maxStretch),
-        Duration.seconds(30)
-      )
-    }
+    // (one at a time, it would wait behind the loop for good). The loop keeps its entity, and
+    // with it the stretch, for as long as the account is on this runner.
+    { concurrency: "unbounded" }
   )
 
 const reconciler = (options: FleetRunnerOptions) =>
