@@ -8,7 +8,7 @@
  *
  * @since 0.1.0
  */
-import { BillKind, BillsRateLimiter, type BillsConfigInput } from "@account-bills/core"
+import { BillKind, type BillsConfigInput } from "@account-bills/core"
 import type { StoreError } from "@account-bills/store"
 import * as Entity from "@effect/cluster/Entity"
 import type * as ShardingConfig from "@effect/cluster/ShardingConfig"
@@ -37,6 +37,7 @@ import * as FleetDatabase from "./FleetDatabase.js"
 import * as FleetObservability from "./FleetObservability.js"
 import * as DatabaseClock from "./internal/databaseClock.js"
 import { driverReason } from "./internal/driverReason.js"
+import * as KeyLimiter from "./internal/keyLimiter.js"
 import * as OneAtATime from "./internal/oneAtATime.js"
 import * as PendingPasses from "./internal/pendingPasses.js"
 import * as Egress from "./internal/egress.js"
@@ -170,7 +171,7 @@ const entityLayer = (
       }
       // How many intervals apart this account's steady passes are while its address is short.
       let stretch = 1
-      const perKey = yield* BillsRateLimiter.make({ limit: options.maxRps ?? 10 })
+      const perKey = yield* KeyLimiter.make(options.maxRps ?? 10)
       const interval = Duration.toMillis(options.interval ?? Duration.minutes(1))
       // A new owner cannot see the requests the previous owner sent in its last window.
       const firstRequest = (yield* Effect.clockWith((clock) => clock.currentTimeMillis)) + Duration.toMillis(keyWindow)
