@@ -35,6 +35,8 @@ export interface PassCpuRun {
   readonly steadyPgCpuPerRequestMs: number
   readonly steadyRequests: number
   readonly steadySeconds: number
+  /** Requests the exchange answered with an error (a 429: the limit tripped), over the whole run. */
+  readonly refused: number
   /**
    * Runner CPU per second with no account, before any is added (the cluster's polls, heartbeats
    * and shard locks): what a fleet of many accounts spreads over many more requests.
@@ -266,10 +268,8 @@ const runOnce = (
         const steadyRequests = Math.max(n1 - n0, 1)
         const refused = exchange.requests().filter((request) => request.status !== 200)
         if (refused.length > 0) {
-          const statuses = [
-            ...new Set(refused.map((request) => `${request.status} ${request.operation ?? request.key}`))
-          ]
-          // The refused request's window as the exchange saw it: arrivals, and when each was signed.
+          // Counted in a row (goal 0), and said here with the refused request's window as the
+          // exchange saw it: arrivals, and when each was signed (ms from its arrival).
           const first = refused[0] as (typeof refused)[number]
           const window = exchange
             .requests()
@@ -278,9 +278,8 @@ const runOnce = (
                 r.key === first.key && r.operation === first.operation && r.at > first.at - 1_100 && r.at <= first.at
             )
             .map((r) => `${r.at - first.at}/${r.signedAt === undefined ? "?" : r.signedAt - first.at}`)
-          console.error(`the refused request's window (arrival/signed, ms from it): ${window.join(" ")}`)
-          throw new Error(
-            `pass CPU bench (${contender.name}): the exchange answered ${refused.length} of ${exchange.requests().length} requests with an error (${statuses.join(", ")}; the first at ${new Date(refused[0]?.at ?? 0).toISOString()})`
+          console.error(
+            `pass CPU bench (${contender.name}): ${refused.length} of ${exchange.requests().length} requests answered with an error (${[...new Set(refused.map((r) => `${r.status} ${r.operation ?? "?"}`))].join(", ")}); the first one's window (arrival/signed): ${window.join(" ")}`
           )
         }
         return {
@@ -293,6 +292,7 @@ const runOnce = (
           steadyPgCpuPerRequestMs: (pg1 - pg0) / steadyRequests,
           steadyRequests,
           steadySeconds: (t1 - t0) / 1000,
+          refused: refused.length,
           idleCpuPerSecondMs,
           steadyMarginalCpuPerRequestMs: (cpu1 - cpu0 - (idleCpuPerSecondMs * (t1 - t0)) / 1000) / steadyRequests,
           idlePgCpuPerSecondMs,

@@ -918,6 +918,8 @@ const passCpu = async () => {
     const steady = of((run) => run.steadyCpuPerRequestMs)
     const pg = of((run) => run.steadyPgCpuPerRequestMs)
     const each = (figure: (run: PassCpuRun) => number) => mine.map((run) => fmt(figure(run), 2)).join(", ")
+    const refused = mine.reduce((sum, run) => sum + run.refused, 0)
+    row(section, `${contender}: requests the exchange refused (429), all runs`, String(refused), "0", refused === 0)
     row(
       section,
       `${contender}: runner CPU per first-sync page, ms (runs: ${each((run) => run.firstSyncCpuPerPageMs)})`,
