@@ -29,6 +29,8 @@ export interface PassCpuRun {
   /** Runner CPU over the first sync (first request to every account current), per request sent. */
   readonly firstSyncCpuPerPageMs: number
   readonly firstSyncRequests: number
+  /** The first sync's wall time, first request to every account current, in seconds. */
+  readonly firstSyncSeconds: number
   /** Runner CPU per request of the steady fleet (nothing new). */
   readonly steadyCpuPerRequestMs: number
   /** PostgreSQL CPU (every server process) per request of the steady fleet. */
@@ -255,10 +257,11 @@ const runOnce = (
         }
         // The first sync: from the first request (the runner has started and joined) to current.
         yield* Effect.promise(() => until("the first request", 120_000, () => log().length > 0))
-        const firstCpu = cpuMsOf(pid)
+        const [firstCpu, firstAt] = [cpuMsOf(pid), Date.now()]
         const firstCount = log().length
         yield* Effect.promise(() => until("every account current", 600_000, current))
         const firstSyncRequests = log().length - firstCount
+        const firstSyncSeconds = (Date.now() - firstAt) / 1000
         const firstSyncCpuPerPageMs = (cpuMsOf(pid) - firstCpu) / Math.max(firstSyncRequests, 1)
         // The steady fleet: two intervals to settle, then the window.
         yield* Effect.sleep("6 seconds")
@@ -288,6 +291,7 @@ const runOnce = (
           billsPerKind: perKind,
           firstSyncCpuPerPageMs,
           firstSyncRequests,
+          firstSyncSeconds,
           steadyCpuPerRequestMs: (cpu1 - cpu0) / steadyRequests,
           steadyPgCpuPerRequestMs: (pg1 - pg0) / steadyRequests,
           steadyRequests,

@@ -14,13 +14,11 @@ import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Metric from "effect/Metric"
-import * as Redacted from "effect/Redacted"
 import { statementsOf } from "../../store/test/support/statements.js"
-import { AddressBudget, entityIdOf, FleetCipher, FleetMetrics, FleetRunner } from "../src/index.js"
-import { oneShard } from "./support/inProcessRunner.js"
-import { freePorts } from "./support/ports.js"
+import { entityIdOf, FleetMetrics } from "../src/index.js"
+import { launchedRunner } from "./support/inProcessRunner.js"
 import { seededFleet } from "./support/seededFleet.js"
-import { postgresUrl, testKey } from "./support/services.js"
+import { postgresUrl } from "./support/services.js"
 import { until } from "./support/until.js"
 
 const label = "loop"
@@ -30,18 +28,6 @@ const credentials = { apiKey: "loop-key", secret: "loop-secret", passphrase: "lo
 const passesEnded = Effect.reduce(["done", "more", "failed"], 0, (sum, outcome) =>
   Effect.map(Metric.value(Metric.tagged(FleetMetrics.passes, "outcome", outcome)), (state) => sum + state.count)
 )
-
-/** A runner of `db` on one shard passing every `interval`, forked: interrupting the fiber stops it. */
-const runner = (db: string, exchangeUrl: string, interval: Duration.DurationInput) =>
-  Effect.gen(function* () {
-    const [port = 0] = yield* freePorts(1)
-    return yield* Layer.launch(
-      FleetRunner.layer({ db, port, interval, sharding: oneShard, config: { baseUrl: exchangeUrl } }).pipe(
-        Layer.provide(AddressBudget.layerNone),
-        Layer.provide(FleetCipher.layer(Redacted.make(testKey)))
-      )
-    ).pipe(Effect.orDie, Effect.fork)
-  })
 
 /** The statements that write a pass message or its reply: what a pass of the old chain sent. */
 const messageWrites = (sent: ReadonlyArray<string>) =>
@@ -61,7 +47,7 @@ describe.skipIf(postgresUrl === undefined)("the loop of an account's passes", ()
             generate: { seed: 21, funding: 20, spot: 20, startMillis: now - 86_400_000, endMillis: now - 60_000 }
           })
         })
-        const first = yield* runner(db, exchange.url, Duration.seconds(1))
+        const first = yield* launchedRunner({ db, exchangeUrl: exchange.url, interval: Duration.seconds(1) })
         yield* until("the account current", 60_000, () => Effect.runPromise(current(true)))
         const sql = Context.get(yield* Layer.build(database).pipe(Effect.orDie), SqlClient.SqlClient)
         const entity = entityIdOf(label)
@@ -122,7 +108,7 @@ describe.skipIf(postgresUrl === undefined)("the loop of an account's passes", ()
         )
         const stoppedAt = Date.now()
         const seen = exchange.requests().length
-        yield* runner(db, exchange.url, Duration.seconds(1))
+        yield* launchedRunner({ db, exchangeUrl: exchange.url, interval: Duration.seconds(1) })
         yield* until("the new owner's first request", 60_000, () => exchange.requests().length > seen)
         const firstAfter = Math.min(
           ...exchange

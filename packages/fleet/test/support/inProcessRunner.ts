@@ -42,7 +42,8 @@ export const inProcessRunner = (options: {
 
 /**
  * A runner of `db` passing every `interval`, on one shard, without an address budget or a metrics
- * server, launched in the scope (the tests that watch its passes, not its probes).
+ * server, launched in the scope (the tests that watch its passes, not its probes). Answers its
+ * fiber: interrupting it stops the runner.
  */
 export const launchedRunner = (options: {
   readonly db: string
@@ -51,7 +52,7 @@ export const launchedRunner = (options: {
 }) =>
   Effect.gen(function* () {
     const [port = 0] = yield* freePorts(1)
-    yield* Layer.launch(
+    return yield* Layer.launch(
       FleetRunner.layer({
         db: options.db,
         port,
