@@ -922,7 +922,7 @@ const passCpu = async () => {
     row(section, `${contender}: requests the exchange refused (429), all runs`, String(refused), "0", refused === 0)
     row(
       section,
-      `${contender}: runner CPU per first-sync page, ms (runs: ${each((run) => run.firstSyncCpuPerPageMs)}; pages: ${each((run) => run.firstSyncRequests)} in ${each((run) => run.firstSyncSeconds)} s)`,
+      `${contender}: runner CPU per first-sync page, ms (runs: ${each((run) => run.firstSyncCpuPerPageMs)}; pages: ${mine.map((run) => run.firstSyncRequests).join(", ")} in ${each((run) => run.firstSyncSeconds)} s)`,
       fmt(first, 2),
       "<= 3",
       first <= 3
