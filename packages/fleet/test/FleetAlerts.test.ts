@@ -62,6 +62,7 @@ describe.skipIf(postgresUrl === undefined || redisUrl === undefined || !fs.exist
             Effect.runPromise(current(true).pipe(Effect.map((ok) => ok)))
           )
           // Never synced: the exchange refuses its secret.
+          const addedAt = Date.now()
           yield* Effect.flatMap(FleetAccounts, (fleet) =>
             fleet.add("never", redactedOf(credentialsOf(0), "wrong"))
           ).pipe(Effect.provide(database))
@@ -82,6 +83,12 @@ describe.skipIf(postgresUrl === undefined || redisUrl === undefined || !fs.exist
             for (const label of labels) {
               const row = rows.find((each) => each.label === label)
               if (row === undefined) return false
+              // The refused account's first pass, which the check below is about, may still be
+              // on its way (its shard may have moved in the hand-over): its table and its series
+              // would then agree on 0.
+              if (label === "never" && row.funding.errorSince === null) {
+                return checked.push("never: not refused yet") < 0
+              }
               for (const kind of ["funding", "spot"] as const) {
                 const lag = await prometheus.query(`account_bills_fleet_lag_millis{account="${label}",kind="${kind}"}`)
                 if (lag.length !== 1) return checked.push(`${label} ${kind}: ${lag.length} lag series`) < 0
@@ -107,6 +114,10 @@ describe.skipIf(postgresUrl === undefined || redisUrl === undefined || !fs.exist
             }
             return true
           }).pipe(Effect.tapDefect(() => Effect.sync(() => console.error(`alerts: ${checked.join("; ")}`))))
+          const refusedAt = (yield* Effect.flatMap(FleetStatus.all, (rows) =>
+            Effect.succeed(rows.find((row) => row.label === "never")?.funding.errorSince)
+          ).pipe(Effect.provide(database), Effect.orDie)) as number
+          console.info(`alerts: never refused ${refusedAt - addedAt} ms after it was added`)
           const never = yield* Effect.promise(() =>
             prometheus.query('account_bills_fleet_failing_since_millis{account="never"}')
           )
