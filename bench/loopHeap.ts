@@ -9,21 +9,17 @@
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import * as Metric from "effect/Metric"
 import * as Redacted from "effect/Redacted"
-import { AddressBudget, FleetCipher, FleetDatabase, FleetMetrics, FleetRunner } from "../packages/fleet/src/index.js"
+import { AddressBudget, FleetCipher, FleetDatabase, FleetRunner } from "../packages/fleet/src/index.js"
 import * as FleetExchange from "../packages/fleet/test/support/FleetExchange.js"
 import { freePorts } from "../packages/fleet/test/support/ports.js"
 import { addAccounts, freshDatabase, testKey } from "../packages/fleet/test/support/services.js"
+import { passesEnded } from "../packages/fleet/test/support/runtimeWork.js"
 
 const seconds = Number(process.argv[2] ?? 120)
 const accounts = 4
 const credentialsOf = (i: number) => ({ apiKey: `k-heap-${i}`, secret: `s-${i}`, passphrase: `p-${i}` })
 const gc = (globalThis as { gc?: () => void }).gc
-
-const passesEnded = Effect.reduce(["done", "more", "failed"], 0, (sum, outcome) =>
-  Effect.map(Metric.value(Metric.tagged(FleetMetrics.passes, "outcome", outcome)), (state) => sum + state.count)
-)
 
 const main = Effect.gen(function* () {
   const pg = process.env.ACCOUNT_BILLS_PG_URL

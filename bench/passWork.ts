@@ -17,7 +17,7 @@ import { BillsApi, BillsConfig, BillsRateLimiter, Signer } from "@account-bills/
 import { BillsStore, Sync } from "@account-bills/store"
 import * as HttpClient from "@effect/platform/HttpClient"
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
-import { Context, Effect, Fiber, Layer, Metric, Redacted, Stream } from "effect"
+import { Context, Effect, Fiber, Layer, Redacted, Stream } from "effect"
 import {
   AccountPass,
   AddressBudget,
@@ -30,7 +30,7 @@ import {
 } from "../packages/fleet/src/index.js"
 import * as FleetExchange from "../packages/fleet/test/support/FleetExchange.js"
 import { freePorts } from "../packages/fleet/test/support/ports.js"
-import { counted, Forks } from "../packages/fleet/test/support/runtimeWork.js"
+import { counted, counterSum, Forks, passesEnded } from "../packages/fleet/test/support/runtimeWork.js"
 import { addAccounts, freshDatabase, testKey } from "../packages/fleet/test/support/services.js"
 
 const passes = Number(process.argv[2] === "exchange" ? 0 : (process.argv[2] ?? 200))
@@ -272,12 +272,6 @@ const main = Effect.gen(function* () {
   }).pipe(Effect.provide(Layer.mergeAll(database, AddressBudget.layerNone, NodeHttpClient.layerUndici)))
 }).pipe(Effect.scoped)
 
-/** The sum of a counter of `FleetMetrics` over the values of its tag `key`. */
-const counterSum = (counter: Metric.Metric.Counter<number>, key: string, values: ReadonlyArray<string>) =>
-  Effect.reduce(values, 0, (sum, value) =>
-    Effect.map(Metric.value(Metric.tagged(counter, key, value)), (state) => sum + state.count)
-  )
-
 /**
  * The runner's work per steady pass outside \`AccountPass.run\` (issue 38, section 3, seventh
  * round): each stage of its per-pass path that can run alone, measured alone, then a whole runner
@@ -352,7 +346,6 @@ const outside = (
     yield* Effect.sleep("6 seconds")
     const kinds = ["funding", "spot", "contract"]
     const requests = counterSum(FleetMetrics.requests, "kind", kinds)
-    const passesEnded = counterSum(FleetMetrics.passes, "outcome", ["done", "more", "failed"])
     const [cpu0, n0, p0, f0, t0] = [cpuMs(), yield* requests, yield* passesEnded, forks.count, Date.now()]
     yield* Effect.sleep("20 seconds")
     const [cpu1, n1, p1, f1, t1] = [cpuMs(), yield* requests, yield* passesEnded, forks.count, Date.now()]

@@ -281,7 +281,11 @@ const entityLayer = (
           // What `open` wrote is the truth to within this pass's length unless the pass ended
           // otherwise than it expected: then the row is told (a hand-over waits for it).
           if (next.at - now !== expected) {
-            yield* Effect.ignoreLogged(accounts.scheduleNextPass(label, next.at))
+            // Not written, a runner taking the account over may pass it early (or an interval
+            // late, after a walk that goes on): time, never a bill.
+            yield* Effect.catchAll(accounts.scheduleNextPass(label, next.at), (error) =>
+              Effect.logWarning(`cannot record when the next pass of ${label} is due: ${error.message}`)
+            )
           }
           return next
         }).pipe(

@@ -13,21 +13,16 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
-import * as Metric from "effect/Metric"
 import { statementsOf } from "../../store/test/support/statements.js"
-import { entityIdOf, FleetMetrics } from "../src/index.js"
+import { entityIdOf } from "../src/index.js"
 import { launchedRunner } from "./support/inProcessRunner.js"
 import { seededFleet } from "./support/seededFleet.js"
 import { postgresUrl } from "./support/services.js"
 import { until } from "./support/until.js"
+import { passesEnded } from "./support/runtimeWork.js"
 
 const label = "loop"
 const credentials = { apiKey: "loop-key", secret: "loop-secret", passphrase: "loop-pass" }
-
-/** Passes ended in this process so far. */
-const passesEnded = Effect.reduce(["done", "more", "failed"], 0, (sum, outcome) =>
-  Effect.map(Metric.value(Metric.tagged(FleetMetrics.passes, "outcome", outcome)), (state) => sum + state.count)
-)
 
 /** The statements that write a pass message or its reply: what a pass of the old chain sent. */
 const messageWrites = (sent: ReadonlyArray<string>) =>

@@ -4,8 +4,10 @@
  * tracer in place. For the pass's test and bench/passWork.ts.
  */
 import * as Effect from "effect/Effect"
+import * as Metric from "effect/Metric"
 import * as Supervisor from "effect/Supervisor"
 import * as Tracer from "effect/Tracer"
+import { FleetMetrics } from "../../src/index.js"
 
 /** Counts the fibers forked under it. */
 export class Forks extends Supervisor.AbstractSupervisor<number> {
@@ -37,3 +39,12 @@ export const counted = <A, E, R>(
       })
     )
   )
+
+/** The sum of a counter of `FleetMetrics` over the values of its tag `key`, in this process. */
+export const counterSum = (counter: Metric.Metric.Counter<number>, key: string, values: ReadonlyArray<string>) =>
+  Effect.reduce(values, 0, (sum, value) =>
+    Effect.map(Metric.value(Metric.tagged(counter, key, value)), (state) => sum + state.count)
+  )
+
+/** The passes this process's runners have ended so far, whatever their outcome. */
+export const passesEnded = counterSum(FleetMetrics.passes, "outcome", ["done", "more", "failed"])
