@@ -10,6 +10,8 @@
  * it is the process's own, whatever else loads the machine. PostgreSQL's is the postmaster's and
  * all its children's, the dead ones included (cutime + cstime). Wall time is only the window.
  * `PASS_CPU_PROFILE=dir` runs the runners under `node --cpu-prof` into that directory.
+ * `PASS_CPU_NODE_FLAGS="--flag …"` adds a contender: this checkout's runner under those node flags
+ * (a heap setting an operator would give it in `NODE_OPTIONS`), taking turns with the others.
  * Needs the servers of .ci/postgres and .ci/redis; without them the section says so and skips.
  */
 import { type ChildProcess, execFileSync, spawn } from "node:child_process"
@@ -119,6 +121,13 @@ const until = async (what: string, timeoutMs: number, predicate: () => Promise<b
   throw new Error(`pass CPU bench: timed out waiting for ${what}`)
 }
 
+/** A runner to measure: a bundled `bills` bin, and the node flags it runs under. */
+interface Contender {
+  readonly name: string
+  readonly bin: string
+  readonly nodeFlags?: ReadonlyArray<string>
+}
+
 /**
  * The `bills` bin of the sources at `at`, bundled as the process tests bundle it (plain node, no
  * tsx loader in the runner's CPU time); removed by the returned function.
@@ -160,7 +169,7 @@ const runOnce = (
   pg: string,
   redis: string,
   postmaster: number,
-  contender: { readonly name: string; readonly bin: string },
+  contender: Contender,
   accounts: number,
   perKind: number,
   steadySeconds: number
@@ -188,10 +197,16 @@ const runOnce = (
         const database = FleetDatabase.layer(db).pipe(Layer.provide(FleetCipher.layer(Redacted.make(testKey))))
         const [port] = yield* freePorts(1)
         const profile = process.env.PASS_CPU_PROFILE
-        const flags =
-          profile === undefined
+        const flags = [
+          ...(contender.nodeFlags ?? []),
+          ...(profile === undefined
             ? []
-            : ["--cpu-prof", `--cpu-prof-dir=${path.resolve(profile)}`, `--cpu-prof-name=${contender.name}.cpuprofile`]
+            : [
+                "--cpu-prof",
+                `--cpu-prof-dir=${path.resolve(profile)}`,
+                `--cpu-prof-name=${contender.name.replace(/[^\w.-]+/g, "_")}.cpuprofile`
+              ])
+        ]
         const runner: ChildProcess = yield* Effect.acquireRelease(
           Effect.sync(() =>
             spawn(
@@ -323,15 +338,18 @@ export const passCpuBench = async (
   const steadySeconds = quick ? 15 : 30
   // With a baseline, at least two rounds, the order turned each round (base, this, this, base):
   // a turn later in the machine's load or on a server the other has used is no one's alone.
-  const rounds = baseline === undefined ? (quick ? 1 : 2) : quick ? 2 : 4
+  const rounds =
+    baseline === undefined && process.env.PASS_CPU_NODE_FLAGS === undefined ? (quick ? 1 : 2) : quick ? 2 : 4
   const postmaster = postmasterOf(pg)
   const cleanups: Array<() => void> = []
   try {
-    const contenders: Array<{ readonly name: string; readonly bin: string }> = []
+    const contenders: Array<Contender> = []
     const mine = await bundled(root)
     cleanups.push(mine.remove)
     const self = { name: "this", bin: mine.bin }
     contenders.push(self)
+    const nodeFlags = process.env.PASS_CPU_NODE_FLAGS?.split(/\s+/).filter((flag) => flag.length > 0) ?? []
+    if (nodeFlags.length > 0) contenders.push({ name: `this ${nodeFlags.join(" ")}`, bin: mine.bin, nodeFlags })
     if (baseline !== undefined) {
       const tree = checkout(baseline)
       cleanups.push(tree.remove)
@@ -342,7 +360,7 @@ export const passCpuBench = async (
     const runs: Array<PassCpuRun> = []
     // With a baseline, one turn first whose figures are dropped: the first turns after the
     // servers started read PostgreSQL dearer (3.15 where the later turns read 1.25-1.81).
-    if (baseline !== undefined) {
+    if (contenders.length > 1) {
       say("15. pass CPU: a warm-up turn, not counted ...")
       await runOnce(pg, redis, postmaster, self, accounts, perKind, steadySeconds)
     }
