@@ -10,6 +10,7 @@
  * it is the process's own, whatever else loads the machine. PostgreSQL's is the postmaster's and
  * all its children's, the dead ones included (cutime + cstime). Wall time is only the window.
  * `PASS_CPU_PROFILE=dir` runs the runners under `node --cpu-prof` into that directory.
+ * `PASS_CPU_ACCOUNTS=n` passes n accounts (12 with `--quick`, 24 without).
  * `PASS_CPU_NODE_FLAGS="--flag …"` adds a contender: this checkout's runner under those node flags
  * (a heap setting an operator would give it in `NODE_OPTIONS`), taking turns with the others.
  * Needs the servers of .ci/postgres and .ci/redis; without them the section says so and skips.
@@ -284,6 +285,22 @@ const runOnce = (
         yield* Effect.sleep(`${steadySeconds} seconds`)
         const [cpu1, pg1, n1, t1] = [cpuMsOf(pid), pgCpuMs(postmaster), log().length, Date.now()]
         const steadyRequests = Math.max(n1 - n0, 1)
+        // Every account passed in the window, or not: its requests by key and operation.
+        const byAccount = new Map<string, number>()
+        for (const request of log().slice(n0, n1)) byAccount.set(request.key, (byAccount.get(request.key) ?? 0) + 1)
+        const spread = [...byAccount.values()].sort((a, b) => a - b)
+        console.error(
+          `pass CPU bench (${contender.name}): steady window ${((t1 - t0) / 1000).toFixed(1)} s, ${n1 - n0} requests from ${byAccount.size} of ${accounts} accounts (per account: min ${spread[0] ?? 0}, median ${spread[Math.floor(spread.length / 2)] ?? 0}, max ${spread.at(-1) ?? 0}); operations: ${[
+            ...log()
+              .slice(n0, n1)
+              .reduce(
+                (m, r) => m.set(r.operation ?? "?", (m.get(r.operation ?? "?") ?? 0) + 1),
+                new Map<string, number>()
+              )
+          ]
+            .map(([op, n]) => `${op} ${n}`)
+            .join(", ")}`
+        )
         const refused = exchange.requests().filter((request) => request.status !== 200)
         if (refused.length > 0) {
           // Counted in a row (goal 0), and said here with the refused request's window as the
@@ -333,7 +350,8 @@ export const passCpuBench = async (
   const pg = process.env.ACCOUNT_BILLS_PG_URL
   const redis = process.env.ACCOUNT_BILLS_REDIS_URL
   if (!pg || !redis) return undefined
-  const accounts = quick ? 12 : 24
+  // `PASS_CPU_ACCOUNTS=n`: a busier runner, its steady requests nearer one another.
+  const accounts = Number(process.env.PASS_CPU_ACCOUNTS ?? (quick ? 12 : 24))
   const perKind = quick ? 1_000 : 2_000
   const steadySeconds = quick ? 15 : 30
   // With a baseline, at least two rounds, the order turned each round (base, this, this, base):

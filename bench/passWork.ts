@@ -251,6 +251,56 @@ const main = Effect.gen(function* () {
       ).pipe(Effect.provide(api)),
       100
     )
+    // A first sync's page, in its parts: a full page of 100 bills requested and decoded, and
+    // 100 bills committed with a lease (each run a new account, so that every row is inserted),
+    // beside the same with no bill (the difference is the rows' own insert).
+    console.log("stages of a first-sync page (CPU, allocated, fibers forked, per page):")
+    const dayAgo = Date.now() - 2 * 86_400_000
+    const fullPage = client.fundingBills({ startTime: dayAgo, pageSize: 100 })
+    const sample = yield* fullPage
+    console.log(`  (the page holds ${sample.items.length} funding bills)`)
+    yield* measure("a full funding page requested and decoded", fullPage, 100)
+    yield* measure(
+      "  a page of one bill requested and decoded",
+      client.fundingBills({ startTime: dayAgo, pageSize: 1 }),
+      100
+    )
+    let fresh = 0
+    const committed = (bills: ReadonlyArray<(typeof sample.items)[number]>) =>
+      Effect.gen(function* () {
+        const id = `page-${process.pid}-${fresh++}`
+        yield* store.register({ fingerprint: id, label: id, id })
+        yield* store.acquireLease(id, "funding", "probe", 10_000)
+        return yield* store.commitPage({
+          account: id,
+          kind: "funding",
+          owner: "probe",
+          leaseMillis: 10_000,
+          bills,
+          cursor: "c",
+          finished: undefined,
+          order: undefined
+        })
+      })
+    console.log(`  (a commit of the page inserts ${yield* committed(sample.items)} rows)`)
+    yield* measure("100 bills committed (an account registered, its lease taken)", committed(sample.items), 100)
+    yield* measure("  the same with no bill", committed([]), 100)
+    // The whole of it: a first sync of the funding kind (150 bills, two pages) into a new account.
+    yield* measure(
+      "a first sync of 150 funding bills, two pages (Sync.run, a new account)",
+      Effect.suspend(() => {
+        const id = `first-${process.pid}-${fresh++}`
+        return Sync.run({
+          account: { fingerprint: id, label: id, id },
+          kinds: ["funding"],
+          concurrency: 1,
+          maxPages: 20,
+          lease: "10 seconds",
+          countStored: false
+        })
+      }).pipe(Effect.provide(api)),
+      50
+    )
     const byModule = new Map<string, number>()
     const byFunction = new Map<string, number>()
     let total = 0
