@@ -122,6 +122,13 @@ const until = async (what: string, timeoutMs: number, predicate: () => Promise<b
   throw new Error(`pass CPU bench: timed out waiting for ${what}`)
 }
 
+/** How often each value occurs. */
+const tally = (values: ReadonlyArray<string>): Map<string, number> => {
+  const counts = new Map<string, number>()
+  for (const value of values) counts.set(value, (counts.get(value) ?? 0) + 1)
+  return counts
+}
+
 /** A runner to measure: a bundled `bills` bin, and the node flags it runs under. */
 interface Contender {
   readonly name: string
@@ -285,21 +292,13 @@ const runOnce = (
         yield* Effect.sleep(`${steadySeconds} seconds`)
         const [cpu1, pg1, n1, t1] = [cpuMsOf(pid), pgCpuMs(postmaster), log().length, Date.now()]
         const steadyRequests = Math.max(n1 - n0, 1)
-        // Every account passed in the window, or not: its requests by key and operation.
-        const byAccount = new Map<string, number>()
-        for (const request of log().slice(n0, n1)) byAccount.set(request.key, (byAccount.get(request.key) ?? 0) + 1)
+        // Every account passed in the window, or not: its requests by account and by operation.
+        const window = log().slice(n0, n1)
+        const byAccount = tally(window.map((request) => request.key))
         const spread = [...byAccount.values()].sort((a, b) => a - b)
+        const byOperation = [...tally(window.map((request) => request.operation ?? "?"))]
         console.error(
-          `pass CPU bench (${contender.name}): steady window ${((t1 - t0) / 1000).toFixed(1)} s, ${n1 - n0} requests from ${byAccount.size} of ${accounts} accounts (per account: min ${spread[0] ?? 0}, median ${spread[Math.floor(spread.length / 2)] ?? 0}, max ${spread.at(-1) ?? 0}); operations: ${[
-            ...log()
-              .slice(n0, n1)
-              .reduce(
-                (m, r) => m.set(r.operation ?? "?", (m.get(r.operation ?? "?") ?? 0) + 1),
-                new Map<string, number>()
-              )
-          ]
-            .map(([op, n]) => `${op} ${n}`)
-            .join(", ")}`
+          `pass CPU bench (${contender.name}): steady window ${((t1 - t0) / 1000).toFixed(1)} s, ${window.length} requests from ${byAccount.size} of ${accounts} accounts (per account: min ${spread[0] ?? 0}, median ${spread[Math.floor(spread.length / 2)] ?? 0}, max ${spread.at(-1) ?? 0}); operations: ${byOperation.map(([operation, n]) => `${operation} ${n}`).join(", ")}`
         )
         const refused = exchange.requests().filter((request) => request.status !== 200)
         if (refused.length > 0) {
@@ -352,12 +351,17 @@ export const passCpuBench = async (
   if (!pg || !redis) return undefined
   // `PASS_CPU_ACCOUNTS=n`: a busier runner, its steady requests nearer one another.
   const accounts = Number(process.env.PASS_CPU_ACCOUNTS ?? (quick ? 12 : 24))
+  if (!Number.isInteger(accounts) || accounts < 1) {
+    throw new Error(
+      `pass CPU bench: PASS_CPU_ACCOUNTS must be a whole number of accounts, not ${process.env.PASS_CPU_ACCOUNTS}`
+    )
+  }
+  const nodeFlags = process.env.PASS_CPU_NODE_FLAGS?.split(/\s+/).filter((flag) => flag.length > 0) ?? []
   const perKind = quick ? 1_000 : 2_000
   const steadySeconds = quick ? 15 : 30
   // With a baseline, at least two rounds, the order turned each round (base, this, this, base):
   // a turn later in the machine's load or on a server the other has used is no one's alone.
-  const rounds =
-    baseline === undefined && process.env.PASS_CPU_NODE_FLAGS === undefined ? (quick ? 1 : 2) : quick ? 2 : 4
+  const rounds = baseline === undefined && nodeFlags.length === 0 ? (quick ? 1 : 2) : quick ? 2 : 4
   const postmaster = postmasterOf(pg)
   const cleanups: Array<() => void> = []
   try {
@@ -366,7 +370,6 @@ export const passCpuBench = async (
     cleanups.push(mine.remove)
     const self = { name: "this", bin: mine.bin }
     contenders.push(self)
-    const nodeFlags = process.env.PASS_CPU_NODE_FLAGS?.split(/\s+/).filter((flag) => flag.length > 0) ?? []
     if (nodeFlags.length > 0) contenders.push({ name: `this ${nodeFlags.join(" ")}`, bin: mine.bin, nodeFlags })
     if (baseline !== undefined) {
       const tree = checkout(baseline)

@@ -114,10 +114,11 @@ describe.skipIf(postgresUrl === undefined || redisUrl === undefined || !fs.exist
             }
             return true
           }).pipe(Effect.tapDefect(() => Effect.sync(() => console.error(`alerts: ${checked.join("; ")}`))))
-          const refusedAt = (yield* Effect.flatMap(FleetStatus.all, (rows) =>
-            Effect.succeed(rows.find((row) => row.label === "never")?.funding.errorSince)
-          ).pipe(Effect.provide(database), Effect.orDie)) as number
-          console.info(`alerts: never refused ${refusedAt - addedAt} ms after it was added`)
+          const refusedAt = yield* Effect.map(
+            FleetStatus.all,
+            (rows) => rows.find((row) => row.label === "never")?.funding.errorSince
+          ).pipe(Effect.provide(database), Effect.orDie)
+          console.info(`alerts: never refused ${(refusedAt ?? Number.NaN) - addedAt} ms after it was added`)
           const never = yield* Effect.promise(() =>
             prometheus.query('account_bills_fleet_failing_since_millis{account="never"}')
           )
