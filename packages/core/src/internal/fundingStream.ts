@@ -267,15 +267,18 @@ export const fundingPages =
         })
       )
 
-    return Stream.unwrap(
+    return walk(
       Effect.gen(function* () {
         const concurrency = yield* concurrencyOf("fundingBills", query)
         const begin = yield* start(query)
         const rules = yield* makeRuleCell({ servedFrom: begin.servedFrom, maxWidth: begin.maxWidth })
         const first = (cursor: FundingCursor) => page(rules, cursor)
-        return walk(Effect.succeed(begin), first, (p) =>
-          concurrency === 1 ? sequential(p.cursor, first) : ahead(rules, p.cursor, concurrency)
-        )
+        return {
+          start: begin,
+          page: first,
+          rest: (p: FundingPage) =>
+            concurrency === 1 ? sequential(p.cursor, first) : ahead(rules, p.cursor, concurrency)
+        }
       })
     )
   }

@@ -239,7 +239,7 @@ export const windowPages =
       )
     }
 
-    return Stream.unwrap(
+    return walk(
       Effect.gen(function* () {
         const concurrency = yield* concurrencyOf(operation, query as { readonly concurrency?: number | undefined })
         const begin = yield* spec.start(query)
@@ -252,9 +252,12 @@ export const windowPages =
             firstRoundTrip ??= now - sent
             return exit
           })
-        return walk(Effect.succeed(begin), timedPage, (first) =>
-          concurrency === 1 ? sequential(first.cursor, page) : pooled(rules, first, begin, concurrency, firstRoundTrip)
-        )
+        return {
+          start: begin,
+          page: timedPage,
+          rest: (first: WindowPage<B, C>) =>
+            concurrency === 1 ? sequential(first.cursor, page) : pooled(rules, first, begin, concurrency, firstRoundTrip)
+        }
       })
     )
   }
