@@ -19,7 +19,6 @@ import * as Option from "effect/Option"
 import * as Queue from "effect/Queue"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
-import * as Stream from "effect/Stream"
 import { type BillKind, BillsStore, type SyncState } from "./BillsStore.js"
 import { kindWalks, type WalkPage } from "./internal/kindWalks.js"
 import * as LeaseHolder from "./internal/leaseHolder.js"
@@ -165,14 +164,44 @@ const readAhead = <A, E>(pull: Effect.Effect<A, E>, scope: Scope.Scope): Effect.
 
 /**
  * The pages a run takes: at most `maxPages`, and none after the one that arrives once `until` has
- * passed. Applied before the read-ahead, so the walk is asked for no page beyond either bound.
+ * passed. Applied to the walk's pull before the read-ahead, so the walk is asked for no page
+ * beyond either bound. On the pull, not as `Stream.take` and `Stream.takeUntilEffect` stages:
+ * each stage costs its channel's machinery per run, and a fleet runs a walk per kind per pass.
  */
-const bounded = <A, E>(pages: Stream.Stream<A, E>, options: SyncOptions) => {
-  const taken = options.maxPages === undefined ? pages : Stream.take(pages, options.maxPages)
-  const until = options.until
-  return until === undefined
-    ? taken
-    : Stream.takeUntilEffect(taken, () => Effect.map(Clock.currentTimeMillis, (now) => now >= until))
+const bounded = <A, E>(
+  pull: Effect.Effect<Chunk.Chunk<A>, Option.Option<E>>,
+  options: SyncOptions
+): Effect.Effect<Chunk.Chunk<A>, Option.Option<E>> => {
+  const { maxPages, until } = options
+  if (maxPages === undefined && until === undefined) return pull
+  let taken = 0
+  let stopped = false
+  // What is kept of a chunk: the first page only once `until` has passed (`passed`: the clock is
+  // read once for the chunk, whose pages came together), and no more than the bound on pages.
+  const keep = (chunk: Chunk.Chunk<A>, passed: boolean): Chunk.Chunk<A> => {
+    let kept = chunk
+    if (passed && Chunk.size(kept) > 0) {
+      kept = Chunk.take(kept, 1)
+      stopped = true
+    }
+    if (maxPages !== undefined) {
+      const room = maxPages - taken
+      if (Chunk.size(kept) >= room) {
+        kept = Chunk.take(kept, room)
+        stopped = true
+      }
+      taken += Chunk.size(kept)
+    }
+    return kept
+  }
+  return Effect.suspend(() => {
+    if (stopped || maxPages === 0) return Effect.fail(Option.none())
+    return Effect.flatMap(pull, (chunk) =>
+      until === undefined
+        ? Effect.succeed(keep(chunk, false))
+        : Effect.map(Clock.currentTimeMillis, (now) => keep(chunk, now >= until))
+    )
+  })
 }
 
 /**
@@ -229,7 +258,7 @@ const syncKind = (options: SyncOptions, kind: BillKind) =>
     const given =
       options.from === undefined ? undefined : yield* Schema.decode(TimeBound)(options.from).pipe(Effect.orDie)
     const from = state.covered === undefined ? given : Math.max(state.covered.to - overlapMillis, state.covered.from, 0)
-    const { pages, earlierRequests } = yield* Effect.mapError(
+    const walk = yield* Effect.mapError(
       kindWalks[kind]({ from, cursor: state.cursor, concurrency: options.concurrency }),
       ({ reason }) =>
         new StoreUnavailable({ target: store.target, reason: `the stored cursor of ${account} ${kind}: ${reason}` })
@@ -240,7 +269,8 @@ const syncKind = (options: SyncOptions, kind: BillKind) =>
     // end with more than one page marked done. Pulled by hand rather than through
     // `Stream.zipWithNext` and a fold: a fleet runs this for every kind of every account every
     // interval, and each stream stage costs its channel's machinery per run and per page.
-    const pull = readAhead(yield* Stream.toPull(bounded(pages, options)), yield* Effect.scope)
+    const { earlierRequests } = walk
+    const pull = readAhead(bounded(walk.pull, options), yield* Effect.scope)
     let queued: Array<WalkPage> = []
     let ended = false
     const next: Effect.Effect<Option.Option<Either.Either<WalkPage, BillsError>>> = Effect.suspend(() => {

@@ -33,7 +33,7 @@ const start = Effect.fn("BillsApi.streamContract.start")((query: ContractBillsQu
     ContractQuery,
     query,
     // No start: the exchange's opening, not 1970 (see contractHistoryStartMillis).
-    (valid, end) => new ContractCursor(freshWalk(valid.from ?? contractHistoryStartMillis, end, valid))
+    (valid, end) => new ContractCursor(freshWalk(valid.from ?? contractHistoryStartMillis, end, valid), true)
   )
 )
 

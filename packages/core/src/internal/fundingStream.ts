@@ -40,14 +40,17 @@ const start = Effect.fn("BillsApi.streamFunding.start")((query: FundingBillsQuer
     FundingQuery,
     query,
     (valid, end) =>
-      new FundingCursor({
-        ...valid,
-        end,
-        pageIndex: 1,
-        previousPageBillIds: [],
-        requests: 0,
-        done: (valid.from ?? 0) >= end
-      })
+      new FundingCursor(
+        {
+          ...valid,
+          end,
+          pageIndex: 1,
+          previousPageBillIds: [],
+          requests: 0,
+          done: (valid.from ?? 0) >= end
+        },
+        true
+      )
   )
 )
 

@@ -47,7 +47,7 @@ const SpotQuery = querySchema({
 })
 
 const start = Effect.fn("BillsApi.streamSpot.start")((query: SpotBillsQuery) =>
-  startWalk("spotBills", SpotQuery, query, (valid, end) => new SpotCursor(freshWalk(valid.from, end, valid)))
+  startWalk("spotBills", SpotQuery, query, (valid, end) => new SpotCursor(freshWalk(valid.from, end, valid), true))
 )
 
 /**
@@ -256,7 +256,9 @@ export const windowPages =
           start: begin,
           page: timedPage,
           rest: (first: WindowPage<B, C>) =>
-            concurrency === 1 ? sequential(first.cursor, page) : pooled(rules, first, begin, concurrency, firstRoundTrip)
+            concurrency === 1
+              ? sequential(first.cursor, page)
+              : pooled(rules, first, begin, concurrency, firstRoundTrip)
         }
       })
     )

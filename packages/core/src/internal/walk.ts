@@ -71,7 +71,9 @@ const checkResume = (operation: OperationName, cursor: object, given: QueryField
 
 /**
  * Where a walk starts: the query checked, then its cursor (which must belong to it) or a fresh
- * cursor from `fresh`, given the query and the end pinned to the clock now.
+ * cursor from `fresh`, given the query and the end pinned to the clock now. `fresh` builds the
+ * cursor without checking it again (`new Cursor(fields, true)`): its fields are the checked
+ * query's and the clock's, and a class's check rebuilds its type's AST on every call.
  */
 export const startWalk = <Q extends QueryFields, I, C extends object>(
   operation: OperationName,
@@ -150,9 +152,7 @@ export const walk = <C extends { readonly done: boolean }, P extends { readonly 
     )
     return Stream.concat(
       head,
-      Stream.suspend(() =>
-        first === undefined || first.page.cursor.done ? Stream.empty : first.plan.rest(first.page)
-      )
+      Stream.suspend(() => (first === undefined || first.page.cursor.done ? Stream.empty : first.plan.rest(first.page)))
     )
   })
 

@@ -16,9 +16,12 @@ import {
   SpotCursor,
   type SpotPage
 } from "@account-bills/core"
+import * as Chunk from "effect/Chunk"
 import * as DateTime from "effect/DateTime"
 import * as Effect from "effect/Effect"
+import type * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
+import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import type { BillKind, ListOrder } from "../BillsStore.js"
 
@@ -40,16 +43,19 @@ export interface WalkStart {
 }
 
 /**
- * A kind's walk for the sync, and the requests its stored cursor counts already (an earlier
- * run's, 0 for a fresh walk): a cursor's tally goes on across runs. The stored cursor fails to
- * decode with its reason.
+ * A kind's walk for the sync, as a pull (its pages, then `Option.none()` at its end), and the
+ * requests its stored cursor counts already (an earlier run's, 0 for a fresh walk): a cursor's
+ * tally goes on across runs. The stored cursor fails to decode with its reason. The walk's stream
+ * runs in the caller's scope; a pull, not a stream stage, turns its pages into `WalkPage`s, since
+ * every stage costs its channel's machinery per run, and a fleet runs one per kind per pass.
  */
-export type KindWalk = (
-  start: WalkStart
-) => Effect.Effect<
-  { readonly pages: Stream.Stream<WalkPage, BillsError>; readonly earlierRequests: number },
+export type KindWalk = (start: WalkStart) => Effect.Effect<
+  {
+    readonly pull: Effect.Effect<Chunk.Chunk<WalkPage>, Option.Option<BillsError>>
+    readonly earlierRequests: number
+  },
   { readonly reason: string },
-  BillsApi
+  BillsApi | Scope.Scope
 >
 
 /** The funding order as one page shows it: times falling means newest first. */
@@ -91,13 +97,19 @@ const kindWalk = <C extends WalkPage["cursor"], I, P extends { readonly bills: W
           ? { from: start.from, concurrency: start.concurrency }
           : { cursor, concurrency: start.concurrency }
       )
+      const pull = yield* Stream.toPull(pages)
       return {
-        pages: Stream.map(pages, (page) => ({
-          bills: page.bills,
-          cursor: page.cursor,
-          encoded: encode(page.cursor),
-          order: orderOf(page)
-        })),
+        pull: Effect.map(pull, (chunk) =>
+          Chunk.map(
+            chunk,
+            (page): WalkPage => ({
+              bills: page.bills,
+              cursor: page.cursor,
+              encoded: encode(page.cursor),
+              order: orderOf(page)
+            })
+          )
+        ),
         earlierRequests: cursor?.requests ?? 0
       }
     })
