@@ -10,7 +10,7 @@
  *   not reset it; tursodatabase/libsql-client-ts#352). On that connection every later `COMMIT`
  *   then fails, and an autocommit write is not committed, so the write lock is held until the
  *   garbage collector finalizes the statement, which may be never. A connection that met
- *   SQLITE_BUSY is therefore dropped, and each transaction begins on a connection of its own.
+ *   SQLITE_BUSY is therefore dropped, and transactions run on a connection of their own.
  * - A `BEGIN` that fails kept @effect/sql-libsql's connection permit for good, so every later
  *   statement of the process, the lease's release included, waited forever. The workspace
  *   patches that leak (patches/@effect__sql-libsql@0.42.0.patch); the wait here keeps it from
@@ -39,47 +39,114 @@ const closeQuietly = (client: Libsql.Client) => {
   }
 }
 
-/**
- * A failed `COMMIT` may leave SQLite's transaction open on its connection, and that connection,
- * which libsql gives to nobody else, would then hold the write lock until the process exits.
- */
-const rollingBackOnFailedCommit = (transaction: Libsql.Transaction): Libsql.Transaction =>
-  new Proxy(transaction, {
-    get: (target, property) => {
-      if (property === "commit") {
-        return async () => {
-          try {
-            await target.commit()
-          } catch (error) {
-            try {
-              target.close()
-            } catch {
-              // The commit's own failure is the one to report; the connection is not used again.
-            }
-            throw error
-          }
-        }
-      }
-      const value: unknown = Reflect.get(target, property, target)
-      return typeof value === "function" ? value.bind(target) : value
-    }
-  })
+/** The statement that begins a transaction of `mode`, as libsql's own transactions begin it. */
+const beginOf = (mode: Libsql.TransactionMode | undefined): string =>
+  mode === "read" ? "BEGIN TRANSACTION READONLY" : mode === "deferred" ? "BEGIN DEFERRED" : "BEGIN IMMEDIATE"
 
 /**
- * Takes the write lock without blocking the event loop: `BEGIN IMMEDIATE` on a fresh connection,
- * again after short pauses while another process writes.
+ * The connection the process's transactions run on, apart from the one its other statements use
+ * (a statement of another fiber must not land inside a transaction). It is kept from one
+ * transaction to the next and replaced only when one may have poisoned it (`SQLITE_BUSY`, a failed
+ * `COMMIT` or `ROLLBACK`). A connection per transaction, as libsql's `Client.transaction` makes,
+ * leaks: libsql closes a connection's SQLite handle only when the garbage collector finalizes it,
+ * `close` or not, and a process whose heap stays small may not do so for thousands of commits
+ * (1,000 steady syncs held 4,000 file descriptors, past the 1,024 many systems allow a process,
+ * and about 400 MB; the next statement failed with "unable to open database file").
  */
-const patientTransaction = async (open: () => Libsql.Client, mode: Libsql.TransactionMode | undefined) => {
+interface TransactionConnection {
+  /** The connection, opened when first needed. */
+  readonly take: () => Libsql.Client
+  /** Closes `client` and lets the next transaction open another. */
+  readonly drop: (client: Libsql.Client) => void
+  readonly close: () => void
+}
+
+const transactionConnection = (open: () => Libsql.Client): TransactionConnection => {
+  let current: Libsql.Client | undefined
+  return {
+    take: () => {
+      current ??= open()
+      return current
+    },
+    drop: (client) => {
+      if (current === client) current = undefined
+      closeQuietly(client)
+    },
+    close: () => {
+      if (current !== undefined) closeQuietly(current)
+      current = undefined
+    }
+  }
+}
+
+/**
+ * A transaction begun on `client`. It ends at its `COMMIT`, its `ROLLBACK` or its `close`, and
+ * leaves the connection for the next one unless the connection may be poisoned: a statement that
+ * failed with `SQLITE_BUSY`, or an end that failed (a failed `COMMIT` may leave the transaction
+ * open, which would hold the write lock until the process exits: closing the connection ends it).
+ */
+const transactionOn = (client: Libsql.Client, connection: TransactionConnection): Libsql.Transaction => {
+  let closed = false
+  let poisoned = false
+  const run = <A>(statement: () => Promise<A>): Promise<A> =>
+    closed
+      ? Promise.reject(new Libsql.LibsqlError("The transaction is closed", "TRANSACTION_CLOSED"))
+      : statement().catch((error: unknown) => {
+          if (isBusy(error)) poisoned = true
+          throw error
+        })
+  const end = (statement: string): Promise<void> => {
+    if (closed) return Promise.resolve()
+    return client.execute(statement).then(
+      () => {
+        closed = true
+        if (poisoned) connection.drop(client)
+      },
+      (error: unknown) => {
+        closed = true
+        connection.drop(client)
+        throw error
+      }
+    )
+  }
+  return {
+    execute: (statement: Libsql.InStatement) => run(() => client.execute(statement)),
+    batch: (statements: Array<Libsql.InStatement>) =>
+      run(async () => {
+        const results: Array<Libsql.ResultSet> = []
+        for (const statement of statements) results.push(await client.execute(statement))
+        return results
+      }),
+    // The client's own would roll this transaction back as it ends; nothing in the store sends one.
+    executeMultiple: () =>
+      Promise.reject(new Error("executeMultiple is not supported inside the store's SQLite transactions")),
+    commit: () =>
+      closed
+        ? Promise.reject(new Libsql.LibsqlError("The transaction is closed", "TRANSACTION_CLOSED"))
+        : end("COMMIT"),
+    rollback: () => end("ROLLBACK"),
+    close: () => {
+      if (!closed) end("ROLLBACK").catch(() => undefined)
+    },
+    get closed() {
+      return closed
+    }
+  }
+}
+
+/**
+ * Takes the write lock without blocking the event loop: `BEGIN IMMEDIATE` on the transactions'
+ * connection, again after short pauses (on a new connection) while another process writes.
+ */
+const patientTransaction = async (connection: TransactionConnection, mode: Libsql.TransactionMode | undefined) => {
   const deadline = Date.now() + lockWaitMillis
   for (let attempt = 0; ; attempt++) {
-    const client = open()
+    const client = connection.take()
     try {
-      const transaction = await client.transaction(mode)
-      // The transaction owns the connection now; the client is left without one, and closed.
-      client.close()
-      return rollingBackOnFailedCommit(transaction)
+      await client.execute(beginOf(mode))
+      return transactionOn(client, connection)
     } catch (error) {
-      closeQuietly(client)
+      connection.drop(client)
       if (!isBusy(error)) throw error
       if (Date.now() >= deadline) {
         // Not a busy message: the store's retry of busy statements must not wait all over again.
@@ -102,10 +169,14 @@ export const make = (path: string) => {
   const open = () => Libsql.createClient({ url: `file:${path}` })
   return Effect.acquireRelease(
     Effect.try({
-      try: () => ({ current: open() }),
+      try: () => ({ current: open(), transactions: transactionConnection(open) }),
       catch: (cause) => new SqlError({ cause, message: "Failed to open the database" })
     }),
-    (state) => Effect.sync(() => state.current.close())
+    (state) =>
+      Effect.sync(() => {
+        state.transactions.close()
+        state.current.close()
+      })
   ).pipe(
     Effect.map((state): Libsql.Client => {
       const execute = async (...args: Parameters<Libsql.Client["execute"]>) => {
@@ -123,7 +194,7 @@ export const make = (path: string) => {
       return new Proxy(state.current, {
         get: (_, property) => {
           if (property === "transaction") {
-            return (mode?: Libsql.TransactionMode) => patientTransaction(open, mode)
+            return (mode?: Libsql.TransactionMode) => patientTransaction(state.transactions, mode)
           }
           if (property === "execute") return execute
           const value: unknown = Reflect.get(state.current, property, state.current)
