@@ -14,7 +14,7 @@ import * as fs from "node:fs"
 import * as inspector from "node:inspector/promises"
 import * as os from "node:os"
 import * as path from "node:path"
-import { BillsApi, type BillsError, FundingBillsPage } from "@account-bills/core"
+import { BillsApi, type BillsError, ContractBillsPage, FundingBillsPage } from "@account-bills/core"
 import { StoreAccount, StoreLayer, Sync } from "@account-bills/store"
 import { Effect, Layer, Redacted, Stream } from "effect"
 
@@ -26,7 +26,7 @@ const source = BillsApi.fromOperations({
   fetchFunding: () =>
     Effect.succeed(new FundingBillsPage({ items: [], total: 0, hasNextPage: false, page: 1, pageSize: 100 })),
   fetchSpot: () => Effect.succeed([]),
-  fetchContract: () => Effect.succeed({ items: [] } as never)
+  fetchContract: () => Effect.succeed(new ContractBillsPage({ items: [] }))
 })
 
 interface ProfileNode {
@@ -86,9 +86,9 @@ const main = Effect.gen(function* () {
   }).pipe(
     Effect.provide(
       Layer.merge(StoreLayer.layer({ _tag: "Sqlite", path: file, display: file }), Layer.succeed(BillsApi, source))
-    )
+    ),
+    Effect.ensuring(Effect.sync(() => fs.rmSync(dir, { recursive: true, force: true })))
   )
-  fs.rmSync(dir, { recursive: true, force: true })
 })
 
 await Effect.runPromise(main)

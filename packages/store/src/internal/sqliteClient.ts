@@ -88,9 +88,10 @@ const transactionConnection = (open: () => Libsql.Client): TransactionConnection
 const transactionOn = (client: Libsql.Client, connection: TransactionConnection): Libsql.Transaction => {
   let closed = false
   let poisoned = false
+  const refused = () => Promise.reject(new Libsql.LibsqlError("The transaction is closed", "TRANSACTION_CLOSED"))
   const run = <A>(statement: () => Promise<A>): Promise<A> =>
     closed
-      ? Promise.reject(new Libsql.LibsqlError("The transaction is closed", "TRANSACTION_CLOSED"))
+      ? refused()
       : statement().catch((error: unknown) => {
           if (isBusy(error)) poisoned = true
           throw error
@@ -120,10 +121,7 @@ const transactionOn = (client: Libsql.Client, connection: TransactionConnection)
     // The client's own would roll this transaction back as it ends; nothing in the store sends one.
     executeMultiple: () =>
       Promise.reject(new Error("executeMultiple is not supported inside the store's SQLite transactions")),
-    commit: () =>
-      closed
-        ? Promise.reject(new Libsql.LibsqlError("The transaction is closed", "TRANSACTION_CLOSED"))
-        : end("COMMIT"),
+    commit: () => (closed ? refused() : end("COMMIT")),
     rollback: () => end("ROLLBACK"),
     close: () => {
       if (!closed) end("ROLLBACK").catch(() => undefined)
