@@ -24,7 +24,7 @@ import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
-import { decodeData } from "../packages/core/src/internal/envelope.js"
+import { type Answer, decodeData } from "../packages/core/src/internal/envelope.js"
 import * as FastDecode from "../packages/core/src/internal/fastDecode.js"
 import {
   clientLayer,
@@ -237,11 +237,12 @@ const decoding = () => {
   const decodeFunding = decodeData("fundingBills", FundingBillsPage)
   // What BillsApi does: the envelope, then the fast path, the schema only when it declines.
   const ours =
-    <A>(text: string, fast: (data: unknown) => A | undefined, decode: (data: unknown) => Effect.Effect<A, unknown>) =>
+    <A>(text: string, fast: (data: unknown) => A | undefined, decode: (answer: Answer) => Effect.Effect<A, unknown>) =>
     () => {
       const parsed = decodeEnvelope(text)
       if (Either.isLeft(parsed)) throw new Error("envelope did not decode")
-      return fast(parsed.right.data) ?? Effect.runSync(decode(parsed.right.data))
+      const answer = { data: parsed.right.data, requestTime: undefined, received: text }
+      return fast(answer.data) ?? Effect.runSync(decode(answer))
     }
   const none = () => undefined
   const cases = {

@@ -21,6 +21,7 @@ import {
 import type { BillsConfig } from "./BillsConfig.js"
 import type { BillsRateLimiter } from "./BillsRateLimiter.js"
 import { BillsApiError, type BillsError, InvalidParams } from "./Errors.js"
+import type { Answer } from "./internal/envelope.js"
 import { makeExchangeRequest } from "./internal/exchangeRequest.js"
 import * as FastDecode from "./internal/fastDecode.js"
 import { validate } from "./internal/validate.js"
@@ -47,10 +48,10 @@ import type {
 
 /** The fast decoder's answer, or the schema's when the fast one declines. */
 const decodeWith =
-  <A, E>(fast: (data: unknown) => A | undefined, schema: (data: unknown) => Effect.Effect<A, E>) =>
-  (data: unknown): Effect.Effect<A, E> => {
-    const decoded = fast(data)
-    return decoded === undefined ? schema(data) : Effect.succeed(decoded)
+  <A, E>(fast: (data: unknown) => A | undefined, schema: (answer: Answer) => Effect.Effect<A, E>) =>
+  (answer: Answer): Effect.Effect<A, E> => {
+    const decoded = fast(answer.data)
+    return decoded === undefined ? schema(answer) : Effect.succeed(decoded)
   }
 
 /**

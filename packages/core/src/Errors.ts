@@ -131,12 +131,16 @@ export class BillsDecodeError extends Schema.TaggedError<BillsDecodeError>("@acc
   {
     operation: Operation,
     status: Schema.Number,
-    /** `Envelope` when the body is not a readable envelope, `Data` when a record or page is malformed. */
-    stage: Schema.Literal("Envelope", "Data"),
+    /**
+     * `Json` when the body is not JSON at all (a gateway's page, a body cut short), `Envelope`
+     * when it is JSON but not the interface's answer, `Data` when a record or page is malformed.
+     * Only `Json` is worth another attempt: a well-formed answer comes again the same.
+     */
+    stage: Schema.Literal("Json", "Envelope", "Data"),
     /** Path of the offending field, e.g. `data.items[3].deltaAmount`. */
     path: Schema.String,
     description: Schema.String,
-    /** The start of the body, at most 200 characters. */
+    /** The start of the body as received (before any rewriting), at most 200 characters. */
     bodyExcerpt: Schema.String
   }
 ) {

@@ -39,10 +39,12 @@ export const makeSend =
   (operation, request) =>
     client.execute(request).pipe(
       Effect.flatMap((response) =>
-        Effect.map(response.text, (text) => ({
+        Effect.map(response.text, (received) => ({
           status: response.status,
-          // The futures interface sends ids above 2^53 as bare numbers: keep their digits.
-          text: operation === "contractBills" ? exactNumbers(text) : text,
+          // Ids above 2^53 come as bare numbers (the futures docs' sample; any field of any
+          // operation may): keep their digits.
+          text: exactNumbers(received),
+          received,
           retryAfter: response.headers["retry-after"]
         }))
       ),
@@ -92,7 +94,8 @@ export const permitOutcome = (exit: Exit.Exit<unknown, unknown>): PermitOutcome 
 
 /**
  * Builds the attempt of an operation call: `attempt(operation, body)(ordinal)` takes a permit,
- * signs, sends and interprets; the ordinal (1-based within the call) tells a retry apart.
+ * signs, sends and interprets; the ordinal (1-based within the call) tells a retry apart. It
+ * answers the whole `Answer`, so that a decode failure can quote the body as received.
  */
 export const makeAttempt =
   (options: {
@@ -103,7 +106,7 @@ export const makeAttempt =
     readonly wire: EnvelopeInterpreter
   }) =>
   (operation: OperationName, body: string) =>
-  (ordinal: number): Effect.Effect<unknown, BillsError> => {
+  (ordinal: number): Effect.Effect<Answer, BillsError> => {
     const { config, limiter, send, signer, wire } = options
     const counted = Metric.increment(BillsMetrics.forOperation(BillsMetrics.requests, operation))
     const retried = Metric.increment(BillsMetrics.forOperation(BillsMetrics.retries, operation))
@@ -123,7 +126,6 @@ export const makeAttempt =
     }).pipe(
       limiter.withPermit(operation, permitOutcome),
       Effect.onExit((exit) => (permitOutcome(exit).rateLimited ? Effect.zipRight(counted, limited) : counted)),
-      Effect.map((answer) => answer.data),
       Effect.withSpan("BillsApi.attempt", { attributes: { operation } })
     )
     // Every attempt after the first of this call is a retry.

@@ -38,9 +38,9 @@ export const makeClockSync = (options: {
     // The time endpoint is public and unsigned, and it is not one of the rate-limited operations.
     const measureOffset = Effect.gen(function* () {
       const before = yield* Clock.currentTimeMillis
-      const { data } = yield* send("serverTime", HttpClientRequest.get(config.baseUrl + wire.serverTimePath))
+      const answer = yield* send("serverTime", HttpClientRequest.get(config.baseUrl + wire.serverTimePath))
       const after = yield* Clock.currentTimeMillis
-      const serverTime = yield* wire.serverTime(data)
+      const serverTime = yield* wire.serverTime(answer)
       // The server read its clock somewhere in the round trip; the midpoint halves the error.
       return Math.round(serverTime - (before + after) / 2)
     }).pipe(waits.around({ _tag: "ClockSync" }))

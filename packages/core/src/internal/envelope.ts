@@ -16,14 +16,21 @@ export type CallName = BillsApiError["operation"]
 /** What came back from one attempt, before it is interpreted. */
 export interface RawResponse {
   readonly status: number
+  /** The body as the interpreter reads it: number literals a JS number cannot hold made strings. */
   readonly text: string
+  /** The body exactly as received, for what errors quote. */
+  readonly received: string
   readonly retryAfter: string | undefined
 }
 
-/** A successful answer's payload, and the server's stamp of the request when the version sends one. */
+/**
+ * A successful answer's payload, the server's stamp of the request when the version sends one,
+ * and the body as received (which a decode failure quotes).
+ */
 export interface Answer {
   readonly data: unknown
   readonly requestTime: number | undefined
+  readonly received: string
 }
 
 /**
@@ -45,9 +52,9 @@ export interface EnvelopeInterpreter {
   readonly decode: <A, I>(
     operation: CallName,
     schema: Schema.Schema<A, I>
-  ) => (data: unknown) => Effect.Effect<A, BillsDecodeError>
+  ) => (answer: Answer) => Effect.Effect<A, BillsDecodeError>
   /** The server's clock, in epoch ms, from the time endpoint's payload. */
-  readonly serverTime: (data: unknown) => Effect.Effect<number, BillsDecodeError>
+  readonly serverTime: (answer: Answer) => Effect.Effect<number, BillsDecodeError>
 }
 
 const excerptLength = 200
@@ -64,10 +71,6 @@ export const retryAfterMillis = (header: string | undefined, now: number): numbe
   return Number.isNaN(date) ? undefined : Math.max(0, date - now)
 }
 
-/**
- * An answer the version cannot read: an error status still says enough to classify and retry
- * (429, 5xx); anything else is an unreadable body.
- */
 /**
  * What a body that the interpreter of one version cannot read says when it is the other
  * version's answer: a v2 envelope carries its `code` as a string (`"40404"`), a v3 failure as a
@@ -105,18 +108,23 @@ export const notFound = (operation: CallName, response: RawResponse, url: string
     operation,
     reason: "NotFound",
     code: field("code") ?? "",
-    msg: field("msg") ?? excerpt(response.text),
+    msg: field("msg") ?? excerpt(response.received),
     status: response.status,
     url
   })
 }
 
+/**
+ * An answer the version cannot read: an error status still says enough to classify and retry
+ * (429, 5xx); anything else is an unreadable body, at `stage` `Json` when it is not JSON at all.
+ */
 export const unreadable = (
   operation: CallName,
   response: RawResponse,
   retryAfter: number | undefined,
   issue: { readonly path: string; readonly message: string },
-  reasonOfStatus: (status: number) => BillsApiError["reason"]
+  reasonOfStatus: (status: number) => BillsApiError["reason"],
+  stage: "Json" | "Envelope"
 ): Either.Either<never, BillsApiError | BillsDecodeError> => {
   if (response.status === 429 || response.status >= 500) {
     return Either.left(
@@ -124,7 +132,7 @@ export const unreadable = (
         operation,
         reason: reasonOfStatus(response.status),
         code: "",
-        msg: `HTTP ${response.status} without an envelope: ${excerpt(response.text)}`,
+        msg: `HTTP ${response.status} without an envelope: ${excerpt(response.received)}`,
         status: response.status,
         ...(retryAfter === undefined ? {} : { retryAfterMillis: retryAfter })
       })
@@ -134,22 +142,22 @@ export const unreadable = (
     new BillsDecodeError({
       operation,
       status: response.status,
-      stage: "Envelope",
+      stage,
       path: issue.path,
       description: issue.message,
-      bodyExcerpt: excerpt(response.text)
+      bodyExcerpt: excerpt(response.received)
     })
   )
 }
 
 /**
  * Decodes a payload with the operation's schema; failures name the field under `root` (the
- * envelope's `data` in v2, the body itself when `root` is empty).
+ * envelope's `data` in v2, the body itself when `root` is empty) and quote the body as received.
  */
 export const decodeData =
   <A, I>(operation: CallName, schema: Schema.Schema<A, I>, root = "data") =>
-  (data: unknown): Effect.Effect<A, BillsDecodeError> =>
-    Effect.mapError(Schema.decodeUnknown(schema)(data), (error) => {
+  (answer: Answer): Effect.Effect<A, BillsDecodeError> =>
+    Effect.mapError(Schema.decodeUnknown(schema)(answer.data), (error) => {
       const issue = firstIssue(error)
       return new BillsDecodeError({
         operation,
@@ -157,9 +165,12 @@ export const decodeData =
         stage: "Data",
         path: root === "" ? issue.path : issue.path === "" ? root : `${root}.${issue.path}`.replace(".[", "["),
         description: issue.message,
-        bodyExcerpt: excerpt(JSON.stringify(data) ?? "")
+        bodyExcerpt: excerpt(answer.received)
       })
     })
+
+/** The JSON value of a body, or why it is not JSON. */
+export const parseBody = Schema.decodeEither(Schema.parseJson())
 
 /** The server time as epoch milliseconds (a digit string is read too). */
 export const ServerTimeMillis = Schema.Union(Schema.Int, Schema.compose(Schema.NumberFromString, Schema.Int))

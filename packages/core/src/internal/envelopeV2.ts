@@ -1,19 +1,27 @@
 /**
- * The v2 interface's answers: every body is an envelope `{code, msg, requestTime, data}`, read
- * whatever the HTTP status; code `"00000"` with a 2xx status is success.
+ * The v2 interface's answers. The spot host's are envelopes `{code, msg, requestTime, data}`,
+ * read whatever the HTTP status; code `"00000"` with a 2xx status is success. The futures host's
+ * v2 bills answer is bare, as the docs' sample shows it (`{"hasNextPage": true, "items": [...]}`,
+ * no code, msg or stamp): a 2xx body without a `code` is the payload there, and a body with one is
+ * read as an envelope or a failure, whichever form (string or number code) it takes.
  */
 import * as Either from "effect/Either"
+import * as Predicate from "effect/Predicate"
 import * as Schema from "effect/Schema"
 import { BillsApiError } from "../Errors.js"
 import {
+  type Answer,
+  type CallName,
   decodeData,
   type EnvelopeInterpreter,
   otherVersionIssue,
+  parseBody,
+  type RawResponse,
   retryAfterMillis,
   ServerTimeMillis,
   unreadable
 } from "./envelope.js"
-import { reasonOf } from "./errorReason.js"
+import { reasonOf, reasonOfV3 } from "./errorReason.js"
 import { firstIssue } from "./parseIssue.js"
 import { operationPath, serverTimePath, successCode } from "./protocol.js"
 
@@ -23,10 +31,86 @@ const Envelope = Schema.Struct({
   requestTime: Schema.optional(Schema.Number),
   data: Schema.optional(Schema.Unknown)
 })
+const decodeEnvelope = Schema.decodeUnknownEither(Envelope)
 
-const decodeEnvelope = Schema.decodeEither(Schema.parseJson(Envelope))
+/** A futures-host body with a code: the envelope, or a failure whose code may be a number. */
+const CodedBody = Schema.Struct({
+  code: Schema.Union(Schema.String, Schema.Int),
+  msg: Schema.optionalWith(Schema.String, { default: () => "" }),
+  requestTime: Schema.optional(Schema.Number),
+  data: Schema.optional(Schema.Unknown)
+})
+const decodeCoded = Schema.decodeUnknownEither(CodedBody)
 
 const decodeServerTime = decodeData("serverTime", ServerTimeMillis)
+
+const spotStatusReason = (status: number) => reasonOf("", status)
+
+/** A failure of a code and a message, with the stamp and wait the answer gave. */
+const failure = (
+  operation: CallName,
+  response: RawResponse,
+  code: string,
+  msg: string,
+  reason: BillsApiError["reason"],
+  requestTime: number | undefined,
+  retryAfter: number | undefined
+) =>
+  Either.left(
+    new BillsApiError({
+      operation,
+      reason,
+      code,
+      msg,
+      status: response.status,
+      ...(requestTime === undefined ? {} : { requestTime }),
+      ...(retryAfter === undefined ? {} : { retryAfterMillis: retryAfter })
+    })
+  )
+
+const isSuccess = (response: RawResponse) => response.status >= 200 && response.status < 300
+
+/** The spot host's envelope. */
+const interpretEnvelope = (response: RawResponse, value: unknown, operation: CallName, retryAfter: number | undefined) => {
+  const envelope = decodeEnvelope(value)
+  if (Either.isLeft(envelope)) {
+    const issue = otherVersionIssue(response.text, "v2") ?? firstIssue(envelope.left)
+    return unreadable(operation, response, retryAfter, issue, spotStatusReason, "Envelope")
+  }
+  const { code, data, msg, requestTime } = envelope.right
+  if (code === successCode && isSuccess(response)) {
+    return Either.right<Answer>({ data, requestTime, received: response.received })
+  }
+  return failure(operation, response, code, msg, reasonOf(code, response.status), requestTime, retryAfter)
+}
+
+/** The futures host's answer: bare on success, an envelope or a failure when it has a code. */
+const interpretFutures = (response: RawResponse, value: unknown, operation: CallName, retryAfter: number | undefined) => {
+  if (!Predicate.isRecord(value) || !("code" in value)) {
+    if (isSuccess(response)) return Either.right<Answer>({ data: value, requestTime: undefined, received: response.received })
+    return unreadable(
+      operation,
+      response,
+      retryAfter,
+      { path: "code", message: `HTTP ${response.status} without an error code` },
+      spotStatusReason,
+      "Envelope"
+    )
+  }
+  const coded = decodeCoded(value)
+  if (Either.isLeft(coded)) return unreadable(operation, response, retryAfter, firstIssue(coded.left), spotStatusReason, "Envelope")
+  const { data, msg, requestTime } = coded.right
+  const code = String(coded.right.code)
+  if (code === successCode && isSuccess(response)) {
+    return Either.right<Answer>({ data, requestTime, received: response.received })
+  }
+  // A negative number is a code of the v3 table; the gateway answers either form on one host.
+  const reason =
+    typeof coded.right.code === "number" && coded.right.code < 0
+      ? reasonOfV3(code, response.status)
+      : reasonOf(code, response.status)
+  return failure(operation, response, code, msg, reason, requestTime, retryAfter)
+}
 
 /**
  * The v2 interpreter.
@@ -35,27 +119,16 @@ export const envelopeV2: EnvelopeInterpreter = {
   operationPath,
   serverTimePath,
   interpret: (operation, response, now) => {
-    const envelope = decodeEnvelope(response.text)
     const retryAfter = retryAfterMillis(response.retryAfter, now)
-    if (Either.isLeft(envelope)) {
-      const issue = otherVersionIssue(response.text, "v2") ?? firstIssue(envelope.left)
-      return unreadable(operation, response, retryAfter, issue, (status) => reasonOf("", status))
+    const body = parseBody(response.text)
+    if (Either.isLeft(body)) {
+      return unreadable(operation, response, retryAfter, firstIssue(body.left), spotStatusReason, "Json")
     }
-    const { code, data, msg, requestTime } = envelope.right
-    if (code === successCode && response.status >= 200 && response.status < 300)
-      return Either.right({ data, requestTime })
-    return Either.left(
-      new BillsApiError({
-        operation,
-        reason: reasonOf(code, response.status),
-        code,
-        msg,
-        status: response.status,
-        ...(requestTime === undefined ? {} : { requestTime }),
-        ...(retryAfter === undefined ? {} : { retryAfterMillis: retryAfter })
-      })
-    )
+    return operation === "contractBills"
+      ? interpretFutures(response, body.right, operation, retryAfter)
+      : interpretEnvelope(response, body.right, operation, retryAfter)
   },
-  decode: (operation, schema) => decodeData(operation, schema),
-  serverTime: (data) => decodeServerTime(data)
+  // The futures answer is the body itself: its fields are named from the top.
+  decode: (operation, schema) => decodeData(operation, schema, operation === "contractBills" ? "" : "data"),
+  serverTime: (answer) => decodeServerTime(answer)
 }

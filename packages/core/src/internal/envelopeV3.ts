@@ -12,6 +12,7 @@ import {
   decodeData,
   type EnvelopeInterpreter,
   otherVersionIssue,
+  parseBody,
   retryAfterMillis,
   ServerTimeMillis,
   unreadable
@@ -19,8 +20,6 @@ import {
 import { reasonOfV3 } from "./errorReason.js"
 import { firstIssue } from "./parseIssue.js"
 import { versionPaths } from "./protocol.js"
-
-const decodeJson = Schema.decodeEither(Schema.parseJson())
 
 const Failure = Schema.Struct({
   code: Schema.Int,
@@ -40,15 +39,17 @@ export const envelopeV3: EnvelopeInterpreter = {
   ...versionPaths.v3,
   interpret: (operation, response, now) => {
     const retryAfter = retryAfterMillis(response.retryAfter, now)
-    const body = decodeJson(response.text)
-    if (Either.isLeft(body)) return unreadable(operation, response, retryAfter, firstIssue(body.left), statusReason)
+    const body = parseBody(response.text)
+    if (Either.isLeft(body)) {
+      return unreadable(operation, response, retryAfter, firstIssue(body.left), statusReason, "Json")
+    }
     const value = body.right
     // A payload never has a `code`: a funding page is {total, …, items}, spot a bare array.
     if (Predicate.isRecord(value) && "code" in value) {
       const failure = decodeFailure(value)
       if (Either.isLeft(failure)) {
         const issue = otherVersionIssue(response.text, "v3") ?? firstIssue(failure.left)
-        return unreadable(operation, response, retryAfter, issue, statusReason)
+        return unreadable(operation, response, retryAfter, issue, statusReason, "Envelope")
       }
       const code = String(failure.right.code)
       return Either.left(
@@ -62,15 +63,18 @@ export const envelopeV3: EnvelopeInterpreter = {
         })
       )
     }
-    if (response.status >= 200 && response.status < 300) return Either.right({ data: value, requestTime: undefined })
+    if (response.status >= 200 && response.status < 300) {
+      return Either.right({ data: value, requestTime: undefined, received: response.received })
+    }
     return unreadable(
       operation,
       response,
       retryAfter,
       { path: "code", message: `HTTP ${response.status} without an error code` },
-      statusReason
+      statusReason,
+      "Envelope"
     )
   },
   decode: (operation, schema) => decodeData(operation, schema, ""),
-  serverTime: (data) => Effect.map(decodeServerTime(data), (time) => time.serverTime)
+  serverTime: (answer) => Effect.map(decodeServerTime(answer), (time) => time.serverTime)
 }

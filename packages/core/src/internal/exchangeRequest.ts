@@ -13,7 +13,7 @@ import { Signer } from "../Signer.js"
 import { makeAttempt, makeSend } from "./attempt.js"
 import { makeClockSync } from "./clockSync.js"
 import { ClockWaits } from "./clockWaits.js"
-import type { CallName, EnvelopeInterpreter } from "./envelope.js"
+import type { Answer, CallName, EnvelopeInterpreter } from "./envelope.js"
 import { envelopeV2 } from "./envelopeV2.js"
 import { envelopeV3 } from "./envelopeV3.js"
 import { retryExchangeCall } from "./retry.js"
@@ -26,7 +26,7 @@ const interpreters: Readonly<Record<ApiVersion, EnvelopeInterpreter>> = { v2: en
  */
 export interface ExchangeRequest {
   /** One operation call: attempts, each with a permit and a fresh signature, until one settles. */
-  readonly request: (operation: OperationName, body: string) => Effect.Effect<unknown, BillsError>
+  readonly request: (operation: OperationName, body: string) => Effect.Effect<Answer, BillsError>
   /** Measures the exchange's clock, sets the signer's offset to it, and returns the offset. */
   readonly syncClock: Effect.Effect<number, BillsError>
   /** The interface version the calls speak. */
@@ -35,7 +35,7 @@ export interface ExchangeRequest {
   readonly decode: <A, I>(
     operation: CallName,
     schema: Schema.Schema<A, I>
-  ) => (data: unknown) => Effect.Effect<A, BillsDecodeError>
+  ) => (answer: Answer) => Effect.Effect<A, BillsDecodeError>
 }
 
 /**

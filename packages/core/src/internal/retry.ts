@@ -24,11 +24,12 @@ export const isTransient = (error: BillsError): boolean => {
     case "BillsApiError":
       return error.reason === "RateLimited" || error.reason === "Maintenance" || error.reason === "ServerError"
     case "BillsDecodeError":
-      // A body that is not an envelope comes from a gateway page or a connection cut mid-body,
-      // which the next attempt usually does not meet; the operations are reads, so repeating is
-      // safe. A 4xx page (say a 404 from a wrong base URL) is the request's own fault and is not
-      // repeated, nor is a malformed record inside a good envelope.
-      return error.stage === "Envelope" && !(error.status >= 400 && error.status < 500 && error.status !== 408)
+      // A body that is not JSON comes from a gateway page or a connection cut mid-body, which the
+      // next attempt usually does not meet; the operations are reads, so repeating is safe. A 4xx
+      // page (say a 404 from a wrong base URL) is the request's own fault and is not repeated. A
+      // well-formed JSON answer of another shape, or a malformed record in one, comes back the
+      // same to the same request: repeating it only spends permits.
+      return error.stage === "Json" && !(error.status >= 400 && error.status < 500 && error.status !== 408)
     default:
       return false
   }

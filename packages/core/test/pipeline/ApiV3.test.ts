@@ -260,14 +260,14 @@ describe("v3: the settings", () => {
 
 describe("v3: the interpreter, pure", () => {
   const interpret = (status: number, text: string) =>
-    envelopeV3.interpret("spotBills", { status, text, retryAfter: undefined }, 0)
+    envelopeV3.interpret("spotBills", { status, text, received: text, retryAfter: undefined }, 0)
 
   it("a failure with a code keeps the Retry-After the server sent, as seconds or as a date", () => {
     const failed = (retryAfter: string | undefined) =>
       Either.getLeft(
         envelopeV3.interpret(
           "spotBills",
-          { status: 429, text: JSON.stringify({ code: -1054, msg: "busy" }), retryAfter },
+          { status: 429, text: '{"code":-1054,"msg":"busy"}', received: '{"code":-1054,"msg":"busy"}', retryAfter },
           10_000
         )
       )
@@ -286,7 +286,7 @@ describe("v3: the interpreter, pure", () => {
       value: { _tag: "BillsApiError", reason: "RateLimited" }
     })
     expect(Either.getLeft(interpret(404, html))).toMatchObject({
-      value: { _tag: "BillsDecodeError", stage: "Envelope" }
+      value: { _tag: "BillsDecodeError", stage: "Json" }
     })
   })
 
@@ -314,7 +314,7 @@ describe("v3: the interpreter, pure", () => {
   })
 
   it("a payload succeeds with no stamp; an error status without a code is unreadable", () => {
-    expect(interpret(200, "[]")).toEqual(Either.right({ data: [], requestTime: undefined }))
+    expect(interpret(200, "[]")).toEqual(Either.right({ data: [], requestTime: undefined, received: "[]" }))
     expect(Either.getLeft(interpret(400, "{}"))).toMatchObject({ value: { _tag: "BillsDecodeError", path: "code" } })
   })
 
@@ -323,7 +323,7 @@ describe("v3: the interpreter, pure", () => {
   // description says what was wrong with the body.
   it("an answer that is not JSON, not 2xx or without msg is reported for what it is", () => {
     expect(Either.getLeft(interpret(200, "<html>maintenance</html>"))).toMatchObject({
-      value: { _tag: "BillsDecodeError", stage: "Envelope", status: 200 }
+      value: { _tag: "BillsDecodeError", stage: "Json", status: 200 }
     })
     const html = Either.getLeft(interpret(404, "<html>Not Found</html>"))
     expect(html._tag === "Some" && html.value.message).not.toContain("without an error code")
@@ -348,8 +348,9 @@ describe("v3: the interpreter, pure", () => {
     Effect.gen(function* () {
       const schema = Schema.Struct({ items: Schema.Array(Schema.Struct({ cTime: Schema.NumberFromString })) })
       const data = { items: [{ cTime: "1" }, { cTime: "x" }] }
-      const onV3 = yield* Effect.flip(envelopeV3.decode("spotBills", schema)(data))
-      const onV2 = yield* Effect.flip(envelopeV2.decode("spotBills", schema)(data))
+      const answer = { data, requestTime: undefined, received: JSON.stringify(data) }
+      const onV3 = yield* Effect.flip(envelopeV3.decode("spotBills", schema)(answer))
+      const onV2 = yield* Effect.flip(envelopeV2.decode("spotBills", schema)(answer))
       expect(onV3.path).toBe("items[1].cTime")
       expect(onV2.path).toBe("data.items[1].cTime")
     })
@@ -357,9 +358,10 @@ describe("v3: the interpreter, pure", () => {
 
   it.effect("server time: {serverTime} on v3, the envelope's data on v2", () =>
     Effect.gen(function* () {
-      expect(yield* envelopeV3.serverTime({ serverTime: 1764505776347 })).toBe(1764505776347)
-      expect(yield* envelopeV2.serverTime(1764505776347)).toBe(1764505776347)
-      expect((yield* Effect.flip(envelopeV3.serverTime(1764505776347)))._tag).toBe("BillsDecodeError")
+      const answer = (data: unknown) => ({ data, requestTime: undefined, received: JSON.stringify(data) })
+      expect(yield* envelopeV3.serverTime(answer({ serverTime: 1764505776347 }))).toBe(1764505776347)
+      expect(yield* envelopeV2.serverTime(answer(1764505776347))).toBe(1764505776347)
+      expect((yield* Effect.flip(envelopeV3.serverTime(answer(1764505776347))))._tag).toBe("BillsDecodeError")
     })
   )
 

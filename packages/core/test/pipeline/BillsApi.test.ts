@@ -182,7 +182,7 @@ describe("BillsApi failures", () => {
       const error = yield* Fiber.join(fiber)
       expect(error._tag).toBe("BillsDecodeError")
       if (error._tag !== "BillsDecodeError") return
-      expect(error.stage).toBe("Envelope")
+      expect(error.stage).toBe("Json")
       expect(error.bodyExcerpt.startsWith("<html>xxx")).toBe(true)
       expect(error.bodyExcerpt.length).toBeLessThanOrEqual(201)
     })

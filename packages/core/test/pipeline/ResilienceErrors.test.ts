@@ -84,15 +84,20 @@ describe("retry decisions", () => {
     }
   })
 
-  it("a body that is not an envelope is retried, unless a 4xx says the request itself is wrong", () => {
-    const decode = (stage: "Envelope" | "Data", status: number) =>
+  // A body that is not JSON is a gateway's page or a cut answer: another try may meet the
+  // exchange. A JSON body of the wrong shape is the exchange's own answer and would come back the
+  // same (issue 49: four identical requests followed a bare v2 futures page).
+  it("a body that is not JSON is retried unless a 4xx says the request is wrong; a well-formed body is not", () => {
+    const decode = (stage: "Json" | "Envelope" | "Data", status: number) =>
       decisionOf(
         new BillsDecodeError({ operation: "spotBills", status, stage, path: "", description: "", bodyExcerpt: "" })
       )
-    expect(decode("Envelope", 200)).toBe("retry")
-    expect(decode("Envelope", 408)).toBe("retry")
-    expect(decode("Envelope", 404)).toBe("fail")
-    expect(decode("Envelope", 403)).toBe("fail")
+    expect(decode("Json", 200)).toBe("retry")
+    expect(decode("Json", 408)).toBe("retry")
+    expect(decode("Json", 404)).toBe("fail")
+    expect(decode("Json", 403)).toBe("fail")
+    expect(decode("Envelope", 200)).toBe("fail")
+    expect(decode("Envelope", 502)).toBe("fail")
     expect(decode("Data", 200)).toBe("fail")
   })
 
