@@ -71,7 +71,12 @@ const failure = (
 const isSuccess = (response: RawResponse) => response.status >= 200 && response.status < 300
 
 /** The spot host's envelope. */
-const interpretEnvelope = (response: RawResponse, value: unknown, operation: CallName, retryAfter: number | undefined) => {
+const interpretEnvelope = (
+  response: RawResponse,
+  value: unknown,
+  operation: CallName,
+  retryAfter: number | undefined
+) => {
   const envelope = decodeEnvelope(value)
   if (Either.isLeft(envelope)) {
     const issue = otherVersionIssue(response.text, "v2") ?? firstIssue(envelope.left)
@@ -85,9 +90,15 @@ const interpretEnvelope = (response: RawResponse, value: unknown, operation: Cal
 }
 
 /** The futures host's answer: bare on success, an envelope or a failure when it has a code. */
-const interpretFutures = (response: RawResponse, value: unknown, operation: CallName, retryAfter: number | undefined) => {
+const interpretFutures = (
+  response: RawResponse,
+  value: unknown,
+  operation: CallName,
+  retryAfter: number | undefined
+) => {
   if (!Predicate.isRecord(value) || !("code" in value)) {
-    if (isSuccess(response)) return Either.right<Answer>({ data: value, requestTime: undefined, received: response.received })
+    if (isSuccess(response))
+      return Either.right<Answer>({ data: value, requestTime: undefined, received: response.received })
     return unreadable(
       operation,
       response,
@@ -98,7 +109,8 @@ const interpretFutures = (response: RawResponse, value: unknown, operation: Call
     )
   }
   const coded = decodeCoded(value)
-  if (Either.isLeft(coded)) return unreadable(operation, response, retryAfter, firstIssue(coded.left), spotStatusReason, "Envelope")
+  if (Either.isLeft(coded))
+    return unreadable(operation, response, retryAfter, firstIssue(coded.left), spotStatusReason, "Envelope")
   const { data, msg, requestTime } = coded.right
   const code = String(coded.right.code)
   if (code === successCode && isSuccess(response)) {
