@@ -6,7 +6,7 @@
  */
 import * as BigDecimal from "effect/BigDecimal"
 import * as Schema from "effect/Schema"
-import type { ContractBill, FundingBill, SpotBill } from "./Bill.js"
+import type { ContractBill, FundingBill, SpotBill } from "@account-bills/core"
 import { LedgerAccount } from "./LedgerEntry.js"
 
 /**

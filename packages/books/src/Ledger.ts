@@ -11,8 +11,7 @@
  */
 import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
-import { BillsApi } from "./BillsApi.js"
-import type { BillsError } from "./Errors.js"
+import { BillsApi, type BillsError } from "@account-bills/core"
 import { merged, resolveWindow } from "./internal/ledgerWindow.js"
 import type { LedgerEntry, LedgerQuery } from "./LedgerEntry.js"
 

@@ -10,15 +10,20 @@ import * as DateTime from "effect/DateTime"
 import * as Effect from "effect/Effect"
 import * as Ref from "effect/Ref"
 import * as Stream from "effect/Stream"
+import {
+  BillKind,
+  BillsApi,
+  type BillsApiShape,
+  BillsIncomplete,
+  type ContractBill,
+  type FundingBill,
+  operationOf,
+  type SpotBill
+} from "@account-bills/core"
 import { AccountAudit, AuditReport, BillRef, ChainBreak, CoinAudit, type FeeRule } from "./AuditReport.js"
-import type { ContractBill, FundingBill, SpotBill } from "./Bill.js"
-import { BillKind } from "./BillKind.js"
-import { BillsApi, type BillsApiShape } from "./BillsApi.js"
-import { BillsIncomplete } from "./Errors.js"
 import { balanceBefore, type Direction, type FeeRuleName, feeRuleNames, makeChain } from "./internal/ledgerChain.js"
 import { merged, resolveWindow, type Window } from "./internal/ledgerWindow.js"
 import type { LedgerAccount, LedgerEntry, LedgerQuery } from "./LedgerEntry.js"
-import { operationOf } from "./Operation.js"
 
 /**
  * Options of an audit.

@@ -5,9 +5,7 @@
  * @since 0.1.0
  */
 import * as Schema from "effect/Schema"
-import type { ContractBill, FundingBill, SpotBill } from "./Bill.js"
-import { BillKind } from "./BillKind.js"
-import type { TimeInput } from "./Params.js"
+import { BillKind, type ContractBill, type FundingBill, type SpotBill, type TimeInput } from "@account-bills/core"
 
 /**
  * The two accounts whose bills the ledger holds.

@@ -13,7 +13,7 @@
 import * as BigDecimal from "effect/BigDecimal"
 import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
-import type { BillsIncomplete } from "./Errors.js"
+import type { BillsIncomplete } from "@account-bills/core"
 import { classify } from "./internal/ledgerEvents.js"
 import { auditEntries } from "./LedgerAudit.js"
 import type { EventAccount, LedgerEvents, ReadRule } from "./LedgerEvent.js"

@@ -13,7 +13,7 @@
  */
 import * as BigDecimal from "effect/BigDecimal"
 import * as DateTime from "effect/DateTime"
-import { plain } from "./internal/decimalText.js"
+import { Amount } from "@account-bills/core"
 import type { CoinAmount, EventKind, LedgerEvent, LedgerEvents } from "./LedgerEvent.js"
 import { eventKinds } from "./LedgerEvent.js"
 
@@ -102,7 +102,7 @@ const csvField = (text: string): string => (/[",\r\n]/.test(text) ? `"${text.rep
  * @category utils
  */
 export const amountText = (amount: BigDecimal.BigDecimal | undefined): string =>
-  amount === undefined ? "" : plain(amount)
+  amount === undefined ? "" : Amount.formatPlain(amount)
 
 const pad = (n: number, width = 2) => String(n).padStart(width, "0")
 const parts = (time: DateTime.Utc) => {

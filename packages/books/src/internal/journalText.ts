@@ -6,7 +6,7 @@
 import type * as BigDecimal from "effect/BigDecimal"
 import * as DateTime from "effect/DateTime"
 import type { EventAccount } from "../LedgerEvent.js"
-import { fixed, plain } from "./decimalText.js"
+import { Amount } from "@account-bills/core"
 import { type Commodity, commodities, type NamedAccount, type Tool } from "./journalNames.js"
 import { dateOf, type Plan, type Posting, type Target } from "./journalPlan.js"
 
@@ -34,7 +34,7 @@ const ledgerLike = (tool: "hledger" | "ledger", plan: Plan, names: Names): strin
     target._tag === "Asset"
       ? `${names.assets[target.account]}:${symbolOf(target.coin).component}`
       : names.named[target.name]
-  const amount = (value: BigDecimal.BigDecimal, coin: string) => `${plain(value)} ${symbolOf(coin).text}`
+  const amount = (value: BigDecimal.BigDecimal, coin: string) => `${Amount.formatPlain(value)} ${symbolOf(coin).text}`
   const out: Array<string> = [header(tool), "\n"]
   for (const { account, coin } of plan.assets) out.push(`account ${accountOf({ _tag: "Asset", account, coin })}\n`)
   for (const name of [...plan.named].sort()) out.push(`account ${names.named[name]}\n`)
@@ -74,7 +74,7 @@ const beancount = (plan: Plan, names: Names): string => {
   // transaction's tolerance from them, which absorbs the rounding of its own division of an
   // `@@` total into a unit price (28 digits) and nothing larger than half the coin's last place.
   const amount = (value: BigDecimal.BigDecimal, coin: string) =>
-    `${fixed(value, plan.scales.get(coin) ?? 0)} ${symbolOf(coin).symbol}`
+    `${Amount.formatFixed(value, plan.scales.get(coin) ?? 0)} ${symbolOf(coin).symbol}`
   const first = plan.transactions[0]
   const out: Array<string> = [header("beancount")]
   if (first === undefined) return out.join("")
@@ -109,7 +109,7 @@ const beancount = (plan: Plan, names: Names): string => {
       out.push("\n")
       for (const b of t.endOfDay) {
         out.push(
-          `${next} balance ${accountOf({ _tag: "Asset", account: b.account, coin: b.coin })}  ${fixed(b.amount, plan.scales.get(b.coin) ?? 0)} ~ 0 ${symbolOf(b.coin).symbol}\n`
+          `${next} balance ${accountOf({ _tag: "Asset", account: b.account, coin: b.coin })}  ${Amount.formatFixed(b.amount, plan.scales.get(b.coin) ?? 0)} ~ 0 ${symbolOf(b.coin).symbol}\n`
         )
       }
     }

@@ -12,8 +12,7 @@ import type * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
-import { BillsIncomplete } from "../Errors.js"
-import type { OperationName } from "../Operation.js"
+import { BillsIncomplete, type OperationName } from "@account-bills/core"
 
 /**
  * One input of the merge.

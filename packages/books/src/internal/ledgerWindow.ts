@@ -7,9 +7,16 @@ import * as DateTime from "effect/DateTime"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
-import type { BillsApiShape } from "../BillsApi.js"
-import type { BillsError } from "../Errors.js"
-import { BillKind } from "../BillKind.js"
+import {
+  BillKind,
+  type BillsApiShape,
+  type BillsError,
+  type FundingPage,
+  decodeParams,
+  operationOf,
+  startNotAfterEnd,
+  TimeBound
+} from "@account-bills/core"
 import {
   contractEntry,
   fundingEntry,
@@ -18,12 +25,7 @@ import {
   type LedgerQuery,
   spotEntry
 } from "../LedgerEntry.js"
-import { operationOf } from "../Operation.js"
-import { TimeBound } from "../Params.js"
-import type { FundingPage } from "../Streams.js"
 import { mergeByTime } from "./ledgerMerge.js"
-import { validate } from "./validate.js"
-import { startNotAfterEnd } from "./windowOrder.js"
 
 const millisOf = (entry: LedgerEntry): number => DateTime.toEpochMillis(entry.bill.cTime)
 
@@ -47,7 +49,7 @@ export const resolveWindow = (query: LedgerQuery): Effect.Effect<Window, BillsEr
   Effect.gen(function* () {
     const operation =
       typeof query.account === "string" && query.account !== "all" ? operationOf[query.account] : "fundingBills"
-    const valid = yield* validate(operation, LedgerQuerySchema, {
+    const valid = yield* decodeParams(operation, LedgerQuerySchema, {
       from: query.from,
       to: query.to,
       coinId: query.coinId,

@@ -10,7 +10,7 @@ import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
 import * as TestClock from "effect/TestClock"
 import { Ledger } from "../../src/index.js"
-import { FakeExchange, type FakeExchangeOptions, TestBillsApi } from "../../src/testing/index.js"
+import { FakeExchange, type FakeExchangeOptions, TestBillsApi } from "@account-bills/core/testing"
 
 const generate = {
   seed: 11,

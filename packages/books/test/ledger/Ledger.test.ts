@@ -6,10 +6,11 @@ import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import * as fc from "fast-check"
-import { FundingBillFromWire, Ledger, SpotBillFromWire } from "../../src/index.js"
+import { FundingBillFromWire, SpotBillFromWire } from "@account-bills/core"
+import { Ledger } from "../../src/index.js"
 import { orderGroup } from "../../src/internal/ledgerChain.js"
 import { mergeByTime } from "../../src/internal/ledgerMerge.js"
-import { BillGenerator, type FundingWireBill, type SpotWireBill } from "../../src/testing/index.js"
+import { BillGenerator, type FundingWireBill, type SpotWireBill } from "@account-bills/core/testing"
 
 const toFunding = Schema.decodeUnknownSync(FundingBillFromWire)
 const toSpot = Schema.decodeUnknownSync(SpotBillFromWire)

@@ -4,10 +4,11 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import * as fc from "fast-check"
-import { FundingBillFromWire, Ledger, LedgerEvents, SpotBillFromWire } from "../../src/index.js"
-import { BillGenerator, type FundingWireBill, type SpotWireBill } from "../../src/testing/index.js"
+import { FundingBillFromWire, SpotBillFromWire } from "@account-bills/core"
+import { Ledger, LedgerEvents } from "../../src/index.js"
+import { BillGenerator, type FundingWireBill, type SpotWireBill } from "@account-bills/core/testing"
 import { entriesAt } from "../support/ledgerEntries.js"
-import { propertyParameters } from "../support/walkProperty.js"
+import { propertyParameters } from "../../../core/test/support/walkProperty.js"
 
 const toFunding = Schema.decodeUnknownSync(FundingBillFromWire)
 const toSpot = Schema.decodeUnknownSync(SpotBillFromWire)

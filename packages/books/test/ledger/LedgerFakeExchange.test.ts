@@ -5,8 +5,8 @@ import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
 import * as TestClock from "effect/TestClock"
 import { Ledger } from "../../src/index.js"
-import { FakeExchange, type FakeExchangeOptions } from "../../src/testing/index.js"
-import { fakeStack, runOnTestClock } from "../support/fakeStack.js"
+import { FakeExchange, type FakeExchangeOptions } from "@account-bills/core/testing"
+import { fakeStack, runOnTestClock } from "../../../core/test/support/fakeStack.js"
 
 const startMillis = 1_700_000_000_000
 const generate = {

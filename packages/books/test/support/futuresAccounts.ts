@@ -15,8 +15,8 @@ import {
   type ContractWireBill,
   type FundingWireBill,
   type SpotWireBill
-} from "../../src/testing/index.js"
-import { fakeStack } from "./fakeStack.js"
+} from "@account-bills/core/testing"
+import { fakeStack } from "../../../core/test/support/fakeStack.js"
 
 /** The bills of the three accounts as the exchange holds them, and the window they fall in. */
 export interface FuturesBills {

@@ -6,8 +6,9 @@
  */
 import type * as BigDecimal from "effect/BigDecimal"
 import * as Schema from "effect/Schema"
-import { FundingBillFromWire, Ledger, SpotBillFromWire } from "../../src/index.js"
-import { BillGenerator } from "../../src/testing/index.js"
+import { FundingBillFromWire, SpotBillFromWire } from "@account-bills/core"
+import { Ledger } from "../../src/index.js"
+import { BillGenerator } from "@account-bills/core/testing"
 
 export interface KeyAccounts {
   readonly entries: ReadonlyArray<Ledger.LedgerEntry>

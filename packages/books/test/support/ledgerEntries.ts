@@ -3,8 +3,9 @@
  * bill id; what a test does not say takes a plain default.
  */
 import * as Schema from "effect/Schema"
-import { FundingBillFromWire, Ledger, SpotBillFromWire } from "../../src/index.js"
-import type { FundingWireBill, SpotWireBill } from "../../src/testing/index.js"
+import { FundingBillFromWire, SpotBillFromWire } from "@account-bills/core"
+import { Ledger } from "../../src/index.js"
+import type { FundingWireBill, SpotWireBill } from "@account-bills/core/testing"
 
 const toFunding = Schema.decodeUnknownSync(FundingBillFromWire)
 const toSpot = Schema.decodeUnknownSync(SpotBillFromWire)
