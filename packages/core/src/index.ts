@@ -43,13 +43,6 @@ export {
   type RateLimitOptions
 } from "./BillsRateLimiter.js"
 /**
- * The help text of our command-line programs, tidied.
- *
- * @since 0.1.0
- * @category modules
- */
-export * as CliHelp from "./CliHelp.js"
-/**
  * A callback after a time on the fiber's clock, with no fiber on the real clock.
  *
  * @since 0.2.0

@@ -8,7 +8,17 @@
  *
  * @since 0.1.0
  */
-import { BillKind, BillsConfig, CliHelp, credentialsConfig } from "@account-bills/core"
+import { BillKind, BillsConfig, credentialsConfig } from "@account-bills/core"
+import {
+  AccountPass,
+  AddressBudget,
+  FleetAccounts,
+  FleetCipher,
+  FleetDatabase,
+  FleetObservability,
+  FleetRunner,
+  FleetStatus
+} from "@account-bills/fleet"
 import * as CliConfig from "@effect/cli/CliConfig"
 import * as Command from "@effect/cli/Command"
 import * as HelpDoc from "@effect/cli/HelpDoc"
@@ -25,17 +35,8 @@ import * as Logger from "effect/Logger"
 import * as Option from "effect/Option"
 import * as Schedule from "effect/Schedule"
 import * as Schema from "effect/Schema"
-import * as AccountPass from "../AccountPass.js"
-import { AddressBudget } from "../AddressBudget.js"
-import * as Egress from "../internal/egress.js"
-import { FleetAccounts } from "../FleetAccounts.js"
-import { FleetCipher } from "../FleetCipher.js"
-import * as FleetDatabase from "../FleetDatabase.js"
-import * as FleetObservability from "../FleetObservability.js"
-import * as FleetRunner from "../FleetRunner.js"
-import * as FleetStatus from "../FleetStatus.js"
 import { packageVersion } from "../internal/version.js"
-import { isWatched } from "../internal/watchedKinds.js"
+import * as CliHelp from "./CliHelp.js"
 
 /**
  * A flag or value the command line cannot use.
@@ -185,7 +186,7 @@ const errorsOf = (row: FleetStatus.AccountStatus, now: number): string =>
 /** The kinds of a row a check watches (internal/watchedKinds.ts). */
 const watchedOf = (row: FleetStatus.AccountStatus): ReadonlyArray<FleetStatus.KindStatus> =>
   BillKind.literals.flatMap((kind) =>
-    isWatched(kind, row[kind].coveredTo !== null, row[kind].error !== null) ? [row[kind]] : []
+    FleetStatus.isWatched(kind, row[kind].coveredTo !== null, row[kind].error !== null) ? [row[kind]] : []
   )
 
 /** A row one of whose watched kinds fails. */
@@ -439,7 +440,7 @@ const runCommand = Command.make("run", runFlags, (flags) =>
       onSome: (list) => list.split(",").map((each) => each.trim())
     })
     for (const address of localAddresses) {
-      const why = yield* Egress.unusable(address)
+      const why = yield* FleetRunner.unusableAddress(address)
       if (why !== undefined) return yield* new FleetUsageError({ reason: `--local-address ${address} ${why}` })
     }
     if (new Set(localAddresses).size !== localAddresses.length) {
