@@ -156,3 +156,24 @@ export const everyCommand: readonly [string, ...Array<string>] = [
   "--log-level all|trace|debug|info|warning|error|fatal|none: the least level logged, anywhere on the line",
   "--completions sh|bash|fish|zsh: a completion script for the shell"
 ]
+
+/**
+ * `text` without its colour escapes, as piped output and one-line failures carry none.
+ *
+ * @since 0.2.0
+ * @category utils
+ */
+export const withoutColour = (text: string): string => text.replace(ansi, "")
+
+/**
+ * The first line of what @effect/cli would print for a bad flag, without colours: the one line a
+ * usage failure reports.
+ *
+ * @since 0.2.0
+ * @category utils
+ */
+export const firstLine = (text: string): string =>
+  withoutColour(text)
+    .split("\n")
+    .map((part) => part.trim())
+    .find((part) => part !== "") ?? "invalid command line"

@@ -35,8 +35,9 @@ import * as Logger from "effect/Logger"
 import * as Option from "effect/Option"
 import * as Schedule from "effect/Schedule"
 import * as Schema from "effect/Schema"
-import { packageVersion } from "../internal/version.js"
+import { versionOf } from "../internal/version.js"
 import * as CliHelp from "./CliHelp.js"
+import { report } from "./FailureMessage.js"
 
 /**
  * A flag or value the command line cannot use.
@@ -569,15 +570,6 @@ const cli = (version: string) =>
     footer: environment
   })
 
-// biome-ignore lint/suspicious/noControlCharactersInRegex: ANSI escapes are what this strips
-const ansi = /\x1b\[[0-9;]*m/g
-
-const report = (message: string, code: number) =>
-  Effect.sync(() => {
-    process.stderr.write(`bills: ${message}\n`)
-    return code
-  })
-
 /**
  * Runs `bills fleet …` on the whole `argv` (node, script, `fleet`, …) and resolves to the exit
  * code; every failure has been reported on stderr in one line by then.
@@ -622,13 +614,13 @@ const mainWith = (argv: ReadonlyArray<string>): Effect.Effect<number> => {
     log: (...args: ReadonlyArray<unknown>) =>
       console.log(
         ...args.map((arg) =>
-          typeof arg === "string" ? CliHelp.tidy(colour ? arg : arg.replace(ansi, ""), "bills fleet") : arg
+          typeof arg === "string" ? CliHelp.tidy(colour ? arg : CliHelp.withoutColour(arg), "bills fleet") : arg
         )
       ),
     error: (...args: ReadonlyArray<unknown>) => Effect.sync(() => void cliErrors.push(args.map(String).join(" ")))
   }))
   return Effect.flatMap(quietConsole, (console) =>
-    Effect.flatMap(packageVersion, (version) => cli(version)(argv)).pipe(
+    Effect.flatMap(versionOf("@account-bills/fleet"), (version) => cli(version)(argv)).pipe(
       Effect.withConsole(console),
       Effect.as(0),
       Effect.catchAll((error) => {
@@ -639,14 +631,7 @@ const mainWith = (argv: ReadonlyArray<string>): Effect.Effect<number> => {
             ? CliHelp.mistypedCommand(argv.slice(argv.indexOf("fleet") + 1), commandNames)
             : undefined
           if (mistyped !== undefined) return report(CliHelp.unknownCommand(mistyped, "bills fleet", commandNames), 2)
-          const first =
-            cliErrors
-              .join("\n")
-              .replace(ansi, "")
-              .split("\n")
-              .map((part) => part.trim())
-              .find((part) => part !== "") ?? "invalid command line"
-          return report(first, 2)
+          return report(CliHelp.firstLine(cliErrors.join("\n")), 2)
         }
         return report(
           error.message,

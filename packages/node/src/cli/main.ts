@@ -29,7 +29,7 @@ import * as CliHelp from "./CliHelp.js"
 import { exportCommand } from "./ExportCommand.js"
 import { fakeExchangeCommand } from "./FakeExchangeCommand.js"
 import * as Colour from "./Colour.js"
-import { describeFailure } from "./FailureMessage.js"
+import { describeFailure, report } from "./FailureMessage.js"
 import { syncCommand } from "./SyncCommand.js"
 
 /**
@@ -94,17 +94,6 @@ const cli = (version: string) => Command.run(bills, { name: "bills", version, fo
  */
 const cliConfig = CliConfig.layer({ showBuiltIns: false })
 
-// biome-ignore lint/suspicious/noControlCharactersInRegex: ANSI escapes are what this strips
-const ansi = /\x1b\[[0-9;]*m/g
-
-/** The first line of what @effect/cli would print for a bad flag, without colours. */
-const firstLine = (text: string): string =>
-  text
-    .replace(ansi, "")
-    .split("\n")
-    .map((part) => part.trim())
-    .find((part) => part !== "") ?? "invalid command line"
-
 /**
  * Colours for a person at a terminal who has not asked for none, or where `FORCE_COLOR` asks.
  *
@@ -143,7 +132,7 @@ export const main = (argv: ReadonlyArray<string>): Effect.Effect<number> => {
     log: (...args: ReadonlyArray<unknown>) =>
       console.log(
         ...args.map((arg) =>
-          typeof arg === "string" ? CliHelp.tidy(colour ? arg : arg.replace(ansi, ""), "bills") : arg
+          typeof arg === "string" ? CliHelp.tidy(colour ? arg : CliHelp.withoutColour(arg), "bills") : arg
         )
       ),
     error: (...args: ReadonlyArray<unknown>) => Effect.sync(() => void cliErrors.push(args.map(String).join(" ")))
@@ -161,7 +150,7 @@ export const main = (argv: ReadonlyArray<string>): Effect.Effect<number> => {
           if (mistyped !== undefined) {
             return report(CliHelp.unknownCommand(mistyped, "bills", commandNames), ExitCode.usage)
           }
-          return report(firstLine(cliErrors.join("\n")), ExitCode.usage)
+          return report(CliHelp.firstLine(cliErrors.join("\n")), ExitCode.usage)
         }
         // `| head` has all it wanted: like a finished export, not like a failure.
         if (error._tag === "OutputClosed") return Effect.succeed(ExitCode.ok)
@@ -198,12 +187,6 @@ const fleetMain = (argv: ReadonlyArray<string>): Effect.Effect<number> =>
         )
     })
   )
-
-const report = (message: string, code: number) =>
-  Effect.sync(() => {
-    process.stderr.write(`bills: ${message}\n`)
-    return code
-  })
 
 /**
  * Maps how the program ended to the process exit code.
