@@ -82,15 +82,17 @@ describe("reading a store offline", () => {
     const db = path.join(tempDir(), "bills.sqlite")
     const funding = await runCli(["sync", "--db", db, "--account", "funding", "--max-rps", "50"], env())
     expect(funding.code).toBe(0)
-    // The spot sync stops at its fourth request, on an error that is not retried.
+    // The spot sync stops at its fourth request, on an error that is not retried; the requests
+    // after it fail too, since the walks beside it may have sent theirs already, and on a busy
+    // machine those could otherwise bring every bill before the sync stops.
     await Effect.runPromise(
-      server.exchange.injectFaults([
-        {
-          nth: 4,
-          operation: "spotBills",
+      server.exchange.injectFaults(
+        Array.from({ length: 30 }, (_, i) => ({
+          nth: 4 + i,
+          operation: "spotBills" as const,
           fault: FakeFault.Code({ status: 400, code: "40017", msg: "parameter error" })
-        }
-      ])
+        }))
+      )
     )
     const interrupted = await runCli(["sync", "--db", db, "--account", "spot", "--max-rps", "50"], env())
     expect(interrupted.code).toBe(1)
@@ -136,6 +138,7 @@ describe("reading a store offline", () => {
     expect(report[2]).toBe(`spot: no sync into the store has finished (${held} bills held so far)`)
 
     // Run again, the sync finishes, and the store reads as whole.
+    await Effect.runPromise(server.exchange.clearFaults)
     const resumed = await runCli(["sync", "--db", db, "--account", "spot", "--max-rps", "50"], env())
     expect(resumed.code).toBe(0)
     const after = await runCli(["audit", "--account", "all", "--db", db], env(offline))
