@@ -14,6 +14,7 @@ import * as Command from "@effect/cli/Command"
 import * as HelpDoc from "@effect/cli/HelpDoc"
 import * as Options from "@effect/cli/Options"
 import * as ValidationError from "@effect/cli/ValidationError"
+import * as SqlClient from "@effect/sql/SqlClient"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as ConfigError from "effect/ConfigError"
 import * as Console from "effect/Console"
@@ -34,6 +35,9 @@ import * as FleetDatabase from "../FleetDatabase.js"
 import * as FleetObservability from "../FleetObservability.js"
 import * as FleetRunner from "../FleetRunner.js"
 import * as FleetStatus from "../FleetStatus.js"
+import { FleetPortUnavailable, FleetUnavailable } from "../FleetErrors.js"
+import { driverReason } from "../internal/driverReason.js"
+import { unlistenable } from "../internal/listenCheck.js"
 import { packageVersion } from "../internal/version.js"
 import { isWatched } from "../internal/watchedKinds.js"
 
@@ -49,6 +53,22 @@ export class FleetUsageError extends Schema.TaggedError<FleetUsageError>("@accou
 ) {
   override get message(): string {
     return this.reason
+  }
+}
+
+/**
+ * A setting of `bills fleet run` that is well formed but cannot be used: the database or the
+ * Redis does not answer, the metrics port is taken. It names the flag and what to do; the runner
+ * has not joined the fleet.
+ *
+ * @since 0.2.0
+ * @category errors
+ */
+export class FleetSettingUnusable extends Schema.TaggedError<FleetSettingUnusable>(
+  "@account-bills/fleet/FleetSettingUnusable"
+)("FleetSettingUnusable", { setting: Schema.String, problem: Schema.String, remedy: Schema.String }) {
+  override get message(): string {
+    return `${this.setting}: ${this.problem}; ${this.remedy}`
   }
 }
 
@@ -403,7 +423,7 @@ const runFlags = {
 const runCommand = Command.make("run", runFlags, (flags) =>
   Effect.gen(function* () {
     // Before the runner says it joins: a database it cannot use is a bad flag, said in one line.
-    yield* FleetDatabase.postgres(flags.db)
+    const target = yield* FleetDatabase.postgres(flags.db)
     const interval = yield* parseDuration(flags.interval)
     for (const [name, value] of [
       ["--max-rps", flags.maxRps],
@@ -458,6 +478,53 @@ const runCommand = Command.make("run", runFlags, (flags) =>
           onSome: (url) => AddressBudget.layerRedis(url, { limit })
         })
     })
+    // Every setting the runner cannot work without is read and checked before it joins (issue 52,
+    // section 2): it takes no shard and sends nothing when one of them is wrong, and the line it
+    // stops with names the variable or flag. The key and the previous key (both opened now), the
+    // database (a connection and a SELECT 1), the Redis of the address budget (connected and
+    // closed), then the addresses it listens on.
+    yield* Effect.scoped(Layer.build(Layer.merge(FleetCipher.layerConfig, budget))).pipe(
+      Effect.catchTag("BudgetUnavailable", (error) =>
+        Effect.fail(
+          new FleetSettingUnusable({
+            setting: "--redis",
+            problem: error.message,
+            remedy: "start that Redis, or point --redis at the one the fleet's runners share"
+          })
+        )
+      )
+    )
+    yield* Effect.flatMap(SqlClient.SqlClient, (sql) => sql`SELECT 1`).pipe(
+      Effect.provide(FleetDatabase.sql(flags.db)),
+      Effect.mapError((error) =>
+        error._tag === "SqlError"
+          ? new FleetUnavailable({ target: target.display, reason: driverReason(error) })
+          : error
+      ),
+      Effect.catchTag("FleetUnavailable", (error) =>
+        Effect.fail(
+          new FleetSettingUnusable({
+            setting: "--db",
+            problem: error.message,
+            remedy: "check that the server runs, the URL (user, host, port, database) and PGPASSWORD"
+          })
+        )
+      )
+    )
+    const clusterAddress = yield* unlistenable(flags.host, flags.port)
+    if (clusterAddress !== undefined) {
+      return yield* new FleetPortUnavailable({ host: flags.host, port: flags.port, reason: clusterAddress })
+    }
+    if (Option.isSome(flags.metricsPort)) {
+      const metricsAddress = yield* unlistenable(flags.metricsHost, flags.metricsPort.value)
+      if (metricsAddress !== undefined) {
+        return yield* new FleetSettingUnusable({
+          setting: "--metrics-port",
+          problem: `cannot serve metrics on ${flags.metricsHost}:${flags.metricsPort.value}: ${metricsAddress}`,
+          remedy: "choose a free port (and with --metrics-host an address of this machine)"
+        })
+      }
+    }
     const runner = FleetRunner.layer({
       db: flags.db,
       host: flags.host,
@@ -653,7 +720,8 @@ const mainWith = (argv: ReadonlyArray<string>): Effect.Effect<number> => {
             ? error.exitCode
             : error._tag === "FleetUsageError" ||
                 error._tag === "FleetNeedsPostgres" ||
-                error._tag === "FleetLabelInvalid"
+                error._tag === "FleetLabelInvalid" ||
+                error._tag === "FleetKeyInvalid"
               ? 2
               : 1
         )
