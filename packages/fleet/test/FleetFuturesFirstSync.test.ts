@@ -7,8 +7,10 @@
  * takes its shard, or its runner is SIGKILLed) sends again at most one slice per move, the one in
  * flight or not yet committed when it left. A walk begun again from its start would send five or
  * more again (a pass holds five pages here), a lost cursor all of them. Measured: one slice
- * again per hand-over, for most moved accounts (see the report of issue 52: the cluster ends a
- * pass whose shard moves while it may still be granted a request).
+ * again per move for most moved accounts. The cause: `Sync.run` commits a page together with
+ * what follows it (so that it knows the run's last page and lets the lease go with it), and a
+ * pass interrupted while it waits for the next page's grant leaves the page it holds
+ * uncommitted; the next owner asks for it again.
  */
 import { contractHistoryStartMillis, contractMaxSpanMillis } from "@account-bills/core"
 import { describe, expect, it } from "@effect/vitest"
