@@ -15,7 +15,6 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Exit from "effect/Exit"
-import * as Fiber from "effect/Fiber"
 import * as Option from "effect/Option"
 import * as Queue from "effect/Queue"
 import * as Schema from "effect/Schema"
@@ -134,9 +133,6 @@ export interface SyncSummary extends SyncProgress {
  * ran a second stream's channel per page. Pages still commit one by one in order; fetched pages
  * lost in a crash are fetched again from the last committed cursor.
  */
-/** How long a page waits for the one after it before it commits alone (see `syncKind`'s loop). */
-const commitAfter = Duration.millis(100)
-
 const readAhead = <A, E>(pull: Effect.Effect<A, E>, scope: Scope.Scope): Effect.Effect<A, E> => {
   let direct = 0
   let ahead: Queue.Queue<Exit.Exit<A, E>> | undefined
@@ -333,20 +329,9 @@ const syncKind = (options: SyncOptions, kind: BillKind) =>
     let current = yield* next
     while (Option.isSome(current)) {
       if (Either.isLeft(current.value)) return yield* Effect.fail(current.value.left)
-      // The page waits for what follows it only as long as that comes at once: a next page that
-      // waits for its grant (a budget that is short) would leave this one uncommitted, and a pass
-      // ended meanwhile (its account handed to another runner, its runner killed) would lose it,
-      // for the next owner to ask again (issue 52, section 4). Committed early, the lease goes
-      // when the run's scope closes, in a statement of its own.
-      const pending = yield* Effect.fork(next)
-      const ready = yield* Effect.timeoutOption(Fiber.join(pending), commitAfter)
-      if (Option.isSome(ready)) {
-        tally = yield* commit(tally, current.value.right, Option.isNone(ready.value))
-        current = ready.value
-      } else {
-        tally = yield* commit(tally, current.value.right, false)
-        current = yield* Fiber.join(pending)
-      }
+      const following = yield* next
+      tally = yield* commit(tally, current.value.right, Option.isNone(following))
+      current = following
     }
     const stored = options.countStored === false ? undefined : yield* store.count(account, kind)
     return {
