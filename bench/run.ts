@@ -631,7 +631,7 @@ const contract = async () => {
     const cut =
       r.maxPages === undefined
         ? "in one run"
-        : `cut every ${r.maxPages} pages (${r.runs} runs, as passes resumed after a restart or a hand-over)`
+        : `cut every ${r.maxPages} pages (${r.runs} runs, as passes cut at --pages-per-pass resume)`
     const whole = kept.find(
       (each) =>
         each.bills === r.bills &&
