@@ -16,7 +16,14 @@ import { availableParallelism, tmpdir } from "node:os"
 import { join } from "node:path"
 import { createInterface } from "node:readline"
 import { fileURLToPath } from "node:url"
-import { BillsApi, defaultConcurrency, FundingBillsPage, SpotBills } from "@account-bills/core"
+import {
+  BillsApi,
+  contractHistoryStartMillis,
+  contractMaxSpanMillis,
+  defaultConcurrency,
+  FundingBillsPage,
+  SpotBills
+} from "@account-bills/core"
 import { envelope, LazyBillBook } from "@account-bills/core/testing"
 import { FakeExchangeServer } from "@account-bills/node"
 import * as Effect from "effect/Effect"
@@ -617,7 +624,33 @@ const contract = async () => {
   const kept = await contractSyncBench(bills)
   results.contractSync = kept
   const store = `12 futures account, store (${fmt(bills)} bills)`
-  for (const r of kept) {
+  // Nothing says where a futures history starts: the walk proves each 100 days back to the
+  // interface's opening empty, one request each (issue 33), once per account (issue 52, section 4).
+  const slices = Math.ceil((Date.now() - contractHistoryStartMillis) / contractMaxSpanMillis)
+  for (const r of kept.filter((each) => each.bills === 0 || each.maxPages !== undefined)) {
+    const cut =
+      r.maxPages === undefined
+        ? "in one run"
+        : `cut every ${r.maxPages} pages (${r.runs} runs, as passes cut at --pages-per-pass resume)`
+    const whole = kept.find(
+      (each) =>
+        each.bills === r.bills &&
+        each.apiVersion === r.apiVersion &&
+        each.concurrency === 1 &&
+        each.maxPages === undefined
+    )
+    const expected = r.bills === 0 ? slices : (whole?.firstRequests ?? Number.NaN)
+    if (r.kept !== r.bills)
+      failures.push(`contract sync ${r.apiVersion} ${cut}: ${r.kept} bills kept, expected ${r.bills}`)
+    row(
+      store,
+      `${r.apiVersion}, ${r.bills === 0 ? "an empty history" : `${fmt(r.bills)} bills`}, ${cut}: first sync, requests${r.bills === 0 ? ` (one per 100 days back to ${new Date(contractHistoryStartMillis).toISOString().slice(0, 10)})` : ""}`,
+      String(r.firstRequests),
+      r.bills === 0 ? `${slices}` : `${expected} (as in one run)`,
+      r.firstRequests === expected
+    )
+  }
+  for (const r of kept.filter((each) => each.bills > 0 && each.maxPages === undefined)) {
     const label = `${r.apiVersion}, ${r.concurrency === undefined ? "default concurrency (bills sync)" : "one page at a time (a fleet pass)"}`
     if (r.kept !== r.bills) failures.push(`contract sync ${label}: ${r.kept} bills kept, expected ${r.bills}`)
     if (r.rateLimited > 0) failures.push(`contract sync ${label}: ${r.rateLimited} requests answered 429`)

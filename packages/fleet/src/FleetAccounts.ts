@@ -181,7 +181,10 @@ export const make = (
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const cipherOption = yield* Effect.serviceOption(FleetCipher)
-    const cipher = Effect.mapError(cipherOption, () => new FleetKeyInvalid({ reason: "is not set" }))
+    const cipher = Effect.mapError(
+      cipherOption,
+      () => new FleetKeyInvalid({ reason: "is not set", variable: "BILLS_FLEET_KEY" })
+    )
     const mapped = <A, E, R>(effect: Effect.Effect<A, E | SqlError, R>) =>
       Effect.catchIf(
         effect,

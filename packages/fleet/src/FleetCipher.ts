@@ -34,13 +34,15 @@ export interface FleetCipherShape {
 }
 
 /** A 32-byte key from its base64 text, or why it is not one. */
-const keyBytes = (key: Redacted.Redacted<string>, name: string): Effect.Effect<Buffer, FleetKeyInvalid> => {
+const keyBytes = (key: Redacted.Redacted<string>, variable: string): Effect.Effect<Buffer, FleetKeyInvalid> => {
   const text = Redacted.value(key).trim()
-  if (!/^[A-Za-z0-9+/]+={0,2}$/.test(text)) return Effect.fail(new FleetKeyInvalid({ reason: "is not base64", name }))
+  if (text === "") return Effect.fail(new FleetKeyInvalid({ reason: "is empty", variable }))
+  if (!/^[A-Za-z0-9+/]+={0,2}$/.test(text))
+    return Effect.fail(new FleetKeyInvalid({ reason: "is not base64", variable }))
   const bytes = Buffer.from(text, "base64")
   return bytes.length === 32
     ? Effect.succeed(bytes)
-    : Effect.fail(new FleetKeyInvalid({ reason: `is ${bytes.length} bytes long, not 32`, name }))
+    : Effect.fail(new FleetKeyInvalid({ reason: `is ${bytes.length} bytes long, not 32`, variable }))
 }
 
 /** The credentials sealed for `label` under `bytes`, or undefined when they do not open. */
@@ -123,11 +125,12 @@ export class FleetCipher extends Context.Tag("@account-bills/fleet/FleetCipher")
     Effect.gen(function* () {
       const key = yield* Effect.mapError(
         Config.redacted("BILLS_FLEET_KEY"),
-        () => new FleetKeyInvalid({ reason: "is not set" })
+        () => new FleetKeyInvalid({ reason: "is not set", variable: "BILLS_FLEET_KEY" })
       )
+      // Set but empty is a mistake to say, not a rotation that has ended: keyBytes names it.
       const previous = yield* Effect.mapError(
-        Config.option(Config.redacted(Config.nonEmptyString("BILLS_FLEET_KEY_PREVIOUS"))),
-        () => new FleetKeyInvalid({ reason: "is not readable", name: "BILLS_FLEET_KEY_PREVIOUS" })
+        Config.option(Config.redacted("BILLS_FLEET_KEY_PREVIOUS")),
+        () => new FleetKeyInvalid({ reason: "is not readable", variable: "BILLS_FLEET_KEY_PREVIOUS" })
       )
       return yield* FleetCipher.make(key, Option.getOrUndefined(previous))
     })

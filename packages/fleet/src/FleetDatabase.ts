@@ -6,7 +6,7 @@
  * @since 0.1.0
  */
 import { type BillsStore, type StoreError, StoreLayer, StoreTarget } from "@account-bills/store"
-import type * as SqlClient from "@effect/sql/SqlClient"
+import * as SqlClient from "@effect/sql/SqlClient"
 import * as PgClient from "@effect/sql-pg/PgClient"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -46,6 +46,24 @@ export const sql = (db: string): Layer.Layer<SqlClient.SqlClient, FleetUnavailab
       Layer.mapError(
         PgClient.layer({ url: Redacted.make(target.url), applicationName: "account-bills-fleet" }),
         (error) => new FleetUnavailable({ target: target.display, reason: driverReason(error) })
+      )
+    )
+  )
+
+/**
+ * Whether the fleet's database answers: a connection and a `SELECT 1`, closed at once; the
+ * driver's reason when it does not. `bills fleet run` asks it before the runner joins.
+ *
+ * @since 0.2.0
+ * @category checks
+ */
+export const check = (db: string): Effect.Effect<void, FleetUnavailable | FleetNeedsPostgres> =>
+  Effect.flatMap(postgres(db), (target) =>
+    Effect.flatMap(SqlClient.SqlClient, (client) => client`SELECT 1`).pipe(
+      Effect.provide(sql(db)),
+      Effect.asVoid,
+      Effect.catchTag("SqlError", (error) =>
+        Effect.fail(new FleetUnavailable({ target: target.display, reason: driverReason(error) }))
       )
     )
   )

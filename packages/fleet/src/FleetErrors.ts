@@ -17,12 +17,22 @@ export class FleetKeyInvalid extends Schema.TaggedError<FleetKeyInvalid>("@accou
   "FleetKeyInvalid",
   {
     reason: Schema.String,
-    /** The variable at fault: `BILLS_FLEET_KEY` when absent, or `BILLS_FLEET_KEY_PREVIOUS`. @since 0.2.0 */
-    name: Schema.optional(Schema.String)
+    /**
+     * The variable at fault: `BILLS_FLEET_KEY` when absent, or `BILLS_FLEET_KEY_PREVIOUS`. Not
+     * `name`, which is the error's class name (`Error.prototype.name`): a message read from it
+     * named the class where the variable belonged. @since 0.2.0
+     */
+    variable: Schema.optional(Schema.String)
   }
 ) {
   override get message(): string {
-    return `${this.name ?? "BILLS_FLEET_KEY"} ${this.reason}; make one with: node -e "console.log(require('crypto').randomBytes(32).toString('base64'))"`
+    const variable = this.variable ?? "BILLS_FLEET_KEY"
+    // The previous key is not made: it is the key the fleet had before.
+    const remedy =
+      variable === "BILLS_FLEET_KEY_PREVIOUS"
+        ? "set it to the key being replaced (32 bytes, base64), or unset it once bills fleet rekey has run"
+        : `make one with: node -e "console.log(require('crypto').randomBytes(32).toString('base64'))"`
+    return `${variable} ${this.reason}; ${remedy}`
   }
 }
 
@@ -145,7 +155,7 @@ export class FleetPortUnavailable extends Schema.TaggedError<FleetPortUnavailabl
   "@account-bills/fleet/FleetPortUnavailable"
 )("FleetPortUnavailable", { host: Schema.String, port: Schema.Number, reason: Schema.String }) {
   override get message(): string {
-    return `the runner cannot listen on ${this.host}:${this.port} (--port): ${this.reason}`
+    return `the runner cannot listen on ${this.host}:${this.port} (--port): ${this.reason}; choose a free --port, and a --host that is an address of this machine`
   }
 }
 

@@ -41,6 +41,7 @@ import * as KeyLimiter from "./internal/keyLimiter.js"
 import * as OneAtATime from "./internal/oneAtATime.js"
 import * as PendingPasses from "./internal/pendingPasses.js"
 import * as Egress from "./internal/egress.js"
+import * as ListenCheck from "./internal/listenCheck.js"
 import * as ReservedInOrder from "./internal/reservedInOrder.js"
 import * as SteadyStretch from "./internal/steadyStretch.js"
 import * as Stopping from "./internal/stopping.js"
@@ -483,3 +484,13 @@ export const layer = (
  * @category egress
  */
 export const unusableAddress: (address: string) => Effect.Effect<string | undefined> = Egress.unusable
+
+/**
+ * Why this process cannot listen on `host:port` now (`listen EADDRINUSE: …`, `EADDRNOTAVAIL`), or
+ * `undefined` when it can: the command line asks it of a runner's cluster and metrics addresses
+ * before the runner joins, so that a port taken stops it in one line with no shard taken.
+ *
+ * @since 0.2.0
+ * @category checks
+ */
+export const listenProblem: (host: string, port: number) => Effect.Effect<string | undefined> = ListenCheck.unlistenable

@@ -16,6 +16,7 @@ import {
   FleetCipher,
   FleetDatabase,
   FleetObservability,
+  FleetPortUnavailable,
   FleetRunner,
   FleetStatus
 } from "@account-bills/fleet"
@@ -51,6 +52,22 @@ export class FleetUsageError extends Schema.TaggedError<FleetUsageError>("@accou
 ) {
   override get message(): string {
     return this.reason
+  }
+}
+
+/**
+ * A setting of `bills fleet run` that is well formed but cannot be used: the database or the
+ * Redis does not answer, the metrics port is taken. It names the flag and what to do; the runner
+ * has not joined the fleet.
+ *
+ * @since 0.2.0
+ * @category errors
+ */
+export class FleetSettingUnusable extends Schema.TaggedError<FleetSettingUnusable>(
+  "@account-bills/fleet/FleetSettingUnusable"
+)("FleetSettingUnusable", { setting: Schema.String, problem: Schema.String, remedy: Schema.String }) {
+  override get message(): string {
+    return `${this.setting}: ${this.problem}; ${this.remedy}`
   }
 }
 
@@ -460,6 +477,47 @@ const runCommand = Command.make("run", runFlags, (flags) =>
           onSome: (url) => AddressBudget.layerRedis(url, { limit })
         })
     })
+    // Every setting the runner cannot work without is read and checked before it joins (issue 52,
+    // section 2): it takes no shard and sends nothing when one of them is wrong, and the line it
+    // stops with names the variable or flag. The key and the previous key (both opened now), the
+    // database (a connection and a SELECT 1), the Redis of the address budget (connected and
+    // closed), then the addresses it listens on.
+    yield* Effect.scoped(Layer.build(Layer.merge(FleetCipher.layerConfig, budget))).pipe(
+      Effect.catchTag("BudgetUnavailable", (error) =>
+        Effect.fail(
+          new FleetSettingUnusable({
+            setting: "--redis",
+            problem: error.message,
+            remedy: "start that Redis, or point --redis at the one the fleet's runners share"
+          })
+        )
+      )
+    )
+    yield* FleetDatabase.check(flags.db).pipe(
+      Effect.catchTag("FleetUnavailable", (error) =>
+        Effect.fail(
+          new FleetSettingUnusable({
+            setting: "--db",
+            problem: error.message,
+            remedy: "check that the server runs, the URL (user, host, port, database) and PGPASSWORD"
+          })
+        )
+      )
+    )
+    const clusterAddress = yield* FleetRunner.listenProblem(flags.host, flags.port)
+    if (clusterAddress !== undefined) {
+      return yield* new FleetPortUnavailable({ host: flags.host, port: flags.port, reason: clusterAddress })
+    }
+    if (Option.isSome(flags.metricsPort)) {
+      const metricsAddress = yield* FleetRunner.listenProblem(flags.metricsHost, flags.metricsPort.value)
+      if (metricsAddress !== undefined) {
+        return yield* new FleetSettingUnusable({
+          setting: "--metrics-port",
+          problem: `cannot serve metrics on ${flags.metricsHost}:${flags.metricsPort.value}: ${metricsAddress}`,
+          remedy: "choose a free port (and with --metrics-host an address of this machine)"
+        })
+      }
+    }
     const runner = FleetRunner.layer({
       db: flags.db,
       host: flags.host,
@@ -639,7 +697,8 @@ const mainWith = (argv: ReadonlyArray<string>): Effect.Effect<number> => {
             ? error.exitCode
             : error._tag === "FleetUsageError" ||
                 error._tag === "FleetNeedsPostgres" ||
-                error._tag === "FleetLabelInvalid"
+                error._tag === "FleetLabelInvalid" ||
+                error._tag === "FleetKeyInvalid"
               ? 2
               : 1
         )
