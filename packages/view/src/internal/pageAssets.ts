@@ -1,0 +1,45 @@
+/**
+ * The page's files, bundled at build time (scripts/bundle-page.ts) into `dist/page` and read once
+ * when the server starts: the view needs no network, no CDN, nothing at run time but itself.
+ */
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
+import * as fs from "node:fs"
+import { fileURLToPath } from "node:url"
+
+/** `dist/page` of this package, from `src/internal` and `dist/internal` alike. */
+export const pageDirectory = fileURLToPath(new URL("../../dist/page/", import.meta.url))
+
+/** A file of the page: its bytes and type. */
+export interface Asset {
+  readonly body: Uint8Array
+  readonly contentType: string
+}
+
+/** The page's files are missing: the package was not built. */
+export class PageNotBuilt extends Schema.TaggedError<PageNotBuilt>("@account-bills/view/PageNotBuilt")("PageNotBuilt", {
+  directory: Schema.String
+}) {
+  override get message(): string {
+    return `the view's page is not built (${this.directory} is missing): run pnpm --filter @account-bills/view build`
+  }
+}
+
+const files: ReadonlyArray<readonly [string, string]> = [
+  ["index.html", "text/html; charset=utf-8"],
+  ["app.js", "text/javascript; charset=utf-8"],
+  ["app.css", "text/css; charset=utf-8"]
+]
+
+/** The page's files by their path on the server. */
+export const readAssets = (directory: string = pageDirectory): Effect.Effect<ReadonlyMap<string, Asset>, PageNotBuilt> =>
+  Effect.try({
+    try: () =>
+      new Map(
+        files.map(([name, contentType]) => [
+          name === "index.html" ? "/" : `/assets/${name}`,
+          { body: fs.readFileSync(`${directory}${name}`), contentType }
+        ])
+      ),
+    catch: () => new PageNotBuilt({ directory })
+  })
