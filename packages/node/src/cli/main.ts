@@ -32,6 +32,7 @@ import { fakeExchangeCommand } from "./FakeExchangeCommand.js"
 import * as Colour from "./Colour.js"
 import { describeFailure } from "./FailureMessage.js"
 import { syncCommand } from "./SyncCommand.js"
+import { viewCommand } from "./ViewCommand.js"
 
 /**
  * Exit codes of the program.
@@ -51,10 +52,17 @@ const fleetCommand = Command.make("fleet").pipe(
   )
 )
 
-const subcommands = [exportCommand, auditCommand, syncCommand, fakeExchangeCommand("npx bills"), fleetCommand] as const
+const subcommands = [
+  exportCommand,
+  auditCommand,
+  syncCommand,
+  viewCommand,
+  fakeExchangeCommand("npx bills"),
+  fleetCommand
+] as const
 
 /** The names of the subcommands, for a mistyped one's suggestion. */
-const commandNames = ["export", "audit", "sync", "fake-exchange", "fleet"]
+const commandNames = ["export", "audit", "sync", "view", "fake-exchange", "fleet"]
 
 const bills = Command.make("bills").pipe(
   Command.withDescription(

@@ -5,10 +5,15 @@
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import * as fs from "node:fs"
-import { fileURLToPath } from "node:url"
+import { createRequire } from "node:module"
+import * as path from "node:path"
 
-/** `dist/page` of this package, from `src/internal` and `dist/internal` alike. */
-export const pageDirectory = fileURLToPath(new URL("../../dist/page/", import.meta.url))
+/**
+ * `dist/page` of this package, found through the package's own name: the same from its sources,
+ * its build, and a program that bundles this code elsewhere (the tests' `bills`).
+ */
+export const pageDirectory = (): string =>
+  path.join(path.dirname(createRequire(import.meta.url).resolve("@account-bills/view/package.json")), "dist/page/")
 
 /** A file of the page: its bytes and type. */
 export interface Asset {
@@ -32,7 +37,7 @@ const files: ReadonlyArray<readonly [string, string]> = [
 ]
 
 /** The page's files by their path on the server. */
-export const readAssets = (directory: string = pageDirectory): Effect.Effect<ReadonlyMap<string, Asset>, PageNotBuilt> =>
+export const readAssets = (directory: string = pageDirectory()): Effect.Effect<ReadonlyMap<string, Asset>, PageNotBuilt> =>
   Effect.try({
     try: () =>
       new Map(
