@@ -1,6 +1,6 @@
 /**
  * Bundles the page (page/main.ts and uPlot) into dist/page at build time: app.js, app.css (uPlot's
- * styles and the page's) and index.html. The server serves these files and nothing else, so the
+ * styles and the page's), index.html and icon.svg. The server serves these files and nothing else, so the
  * page works offline and under `Content-Security-Policy: default-src 'self'`.
  */
 import * as esbuild from "esbuild"
@@ -30,7 +30,7 @@ export const bundlePage = async (outdir: string = path.join(root, "dist/page")):
     path.join(outdir, "app.css"),
     `${fs.readFileSync(uplotCss, "utf8")}\n${fs.readFileSync(path.join(root, "page/style.css"), "utf8")}`
   )
-  fs.copyFileSync(path.join(root, "page/index.html"), path.join(outdir, "index.html"))
+  for (const file of ["index.html", "icon.svg"]) fs.copyFileSync(path.join(root, "page", file), path.join(outdir, file))
 }
 
 if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === path.resolve(process.argv[1])) {

@@ -57,8 +57,11 @@ export class ViewFailed extends Schema.TaggedError<ViewFailed>("@account-bills/n
 /**
  * The page's download: `bills export --db` with the request's flags, into `out`; a failure is the
  * one line the export prints for it.
+ *
+ * @since 0.3.0
+ * @category utils
  */
-const exportToFile = (request: ViewExporter.DownloadRequest, out: string) =>
+export const exportToFile = (request: ViewExporter.DownloadRequest, out: string) =>
   Effect.runPromise(
     Effect.gen(function* () {
       const [{ runExport }, { describeFailure }] = yield* Effect.promise(() =>

@@ -33,7 +33,8 @@ export class PageNotBuilt extends Schema.TaggedError<PageNotBuilt>("@account-bil
 const files: ReadonlyArray<readonly [string, string]> = [
   ["index.html", "text/html; charset=utf-8"],
   ["app.js", "text/javascript; charset=utf-8"],
-  ["app.css", "text/css; charset=utf-8"]
+  ["app.css", "text/css; charset=utf-8"],
+  ["icon.svg", "image/svg+xml"]
 ]
 
 /** The page's files by their path on the server. */
