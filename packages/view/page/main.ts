@@ -307,6 +307,7 @@ const drawChart = (balances: Balances) => {
     box
   )
   chart.over.addEventListener("dblclick", () => void loadChart(balances.coin))
+  requestAnimationFrame(() => performance.mark("chart-drawn"))
 }
 
 const loadChart = async (coin: string, zoom?: { readonly from: number; readonly to: number }) => {
