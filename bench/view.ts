@@ -7,7 +7,7 @@
  * (the browser's fetch, first, deep and filtered pages), and the points of a year's series.
  */
 import { type ContractBill, ContractBillFromWire, type FundingBill, FundingBillFromWire, type SpotBill, SpotBillFromWire } from "@account-bills/core"
-import { BillGenerator } from "@account-bills/core/testing"
+import { BillGenerator, type ContractWireBill } from "@account-bills/core/testing"
 import { BillsStore, StoreLayer } from "@account-bills/store"
 import { ViewMain } from "@account-bills/view"
 import * as Effect from "effect/Effect"
@@ -31,6 +31,7 @@ const coins: ReadonlyArray<BillGenerator.CoinSpec> = [
 
 const year = { from: Date.UTC(2025, 0, 1), to: Date.UTC(2026, 0, 1) - 1 }
 const batchSize = 20_000
+const commitSize = 2_000
 
 /** The figures of the section. */
 export interface ViewFigures {
@@ -45,6 +46,19 @@ export interface ViewFigures {
 }
 
 const median = (values: ReadonlyArray<number>) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0
+
+/** A futures bill as the v2 interface sends it (the local exchange's own v2 answer). */
+const v2Record = (bill: ContractWireBill) => ({
+  billId: bill.billId,
+  coin: bill.coinName,
+  symbol: bill.symbol,
+  amount: bill.deltaAmount,
+  businessType: bill.bizType,
+  balance: bill.afterAmount,
+  fillFee: bill.fees,
+  transferReason: bill.transferReason,
+  ctime: bill.cTime
+})
 
 /** Writes `bills` bills (a third per kind) into a new store at `db`, each kind's walk finished. */
 const build = (db: string, bills: number) =>
@@ -70,23 +84,26 @@ const build = (db: string, bills: number) =>
                   seed: 17 + b,
                   coins,
                   firstBillId: BillGenerator.defaultFirstContractBillId + BigInt(b * batchSize * 4)
-                })
+                }).map(v2Record)
               )
             : kind === "funding"
               ? Schema.decodeUnknownSync(Schema.Array(FundingBillFromWire))(generator.generate("funding", { count, ...window }))
               : Schema.decodeUnknownSync(Schema.Array(SpotBillFromWire))(generator.generate("spot", { count, ...window }))
-        const last = b === batches - 1
-        yield* store.commitPage({
-          account: "bench",
-          kind,
-          owner: "bench",
-          leaseMillis: 600_000,
-          bills: decoded,
-          cursor: `bench-${b}`,
-          finished: last ? { from: year.from, to: year.to + 1 } : undefined,
-          order: "newest-first",
-          release: last
-        })
+        // A page of 2,000: SQLite binds at most 32,766 values to one statement.
+        for (let at = 0; at < decoded.length; at += commitSize) {
+          const last = b === batches - 1 && at + commitSize >= decoded.length
+          yield* store.commitPage({
+            account: "bench",
+            kind,
+            owner: "bench",
+            leaseMillis: 600_000,
+            bills: decoded.slice(at, at + commitSize),
+            cursor: `bench-${b}-${at}`,
+            finished: last ? { from: year.from, to: year.to + 1 } : undefined,
+            order: "newest-first",
+            release: last
+          })
+        }
       }
       console.error(`  ${kind}: ${counts[kind].toLocaleString("en")} bills written`)
     }
