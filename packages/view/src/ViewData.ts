@@ -329,7 +329,7 @@ export class ViewData extends Context.Tag("@account-bills/view/ViewData")<ViewDa
       const overview = Effect.fn("ViewData.overview")(function* (id: string) {
         const [held, groups, coverage] = yield* Effect.all([
           accounts,
-          reader.overview(id),
+          groupsOf(id),
           Effect.forEach(kinds, (kind) => store.coverage(id, kind))
         ])
         return {
@@ -456,8 +456,20 @@ export class ViewData extends Context.Tag("@account-bills/view/ViewData")<ViewDa
         } satisfies Events
       })
 
+      // An audit reads every bill of the account: it is computed once per state of the store (what
+      // each kind holds, as its coverage says), and every page asking meanwhile shares it.
+      const audits = new Map<string, { readonly state: string; readonly audit: Effect.Effect<Audit, ViewStoreFailure> }>()
       const audit = Effect.fn("ViewData.audit")(function* (id: string) {
         const coverage = yield* Effect.forEach(kinds, (kind) => store.coverage(id, kind))
+        const state = JSON.stringify(coverage)
+        const held = audits.get(id)
+        if (held !== undefined && held.state === state) return yield* held.audit
+        const fresh = yield* Effect.cached(auditOf(id, coverage))
+        audits.set(id, { state, audit: fresh })
+        return yield* fresh
+      })
+
+      const auditOf = (id: string, coverage: ReadonlyArray<StoreCoverage>) => Effect.gen(function* () {
         const report = yield* onStore(id, Ledger.audit({ account: "all" }))
         const gaps: Array<AuditGap> = []
         for (const held of coverage) {

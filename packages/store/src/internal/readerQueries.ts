@@ -28,14 +28,13 @@ type Failure = SqlError | ParseResult.ParseError
 const GroupRow = Schema.Struct({
   kind: Kind,
   coin_name: Schema.String,
-  coin_id: Schema.NullOr(DbInt),
   n: DbInt,
   first_time: DbInt,
   last_time: DbInt
 })
 
 /** The balance the exchange reported after the latest bill of a group, as text. */
-const BalanceRow = Schema.Struct({ after_amount: Schema.String, bill_id: Schema.String })
+const BalanceRow = Schema.Struct({ after_amount: Schema.String, bill_id: Schema.String, coin_id: Schema.NullOr(DbInt) })
 
 /** A bucket of a downsampled series. */
 const BucketRow = Schema.Struct({
@@ -78,14 +77,14 @@ export const make = Effect.gen(function* () {
           Request: Schema.String,
           Result: GroupRow,
           execute: (id) =>
-            sql`SELECT kind, coin_name, MIN(coin_id) AS coin_id, COUNT(*) AS n, MIN(c_time) AS first_time, MAX(c_time) AS last_time
+            sql`SELECT kind, coin_name, COUNT(*) AS n, MIN(c_time) AS first_time, MAX(c_time) AS last_time
               FROM ab_bills WHERE account = ${id} GROUP BY kind, coin_name`
         })(account),
         SqlSchema.findAll({
           Request: Schema.String,
           Result: GroupRow,
           execute: (id) =>
-            sql`SELECT 'contract' AS kind, coin_name, NULL AS coin_id, COUNT(*) AS n, MIN(c_time) AS first_time, MAX(c_time) AS last_time
+            sql`SELECT 'contract' AS kind, coin_name, COUNT(*) AS n, MIN(c_time) AS first_time, MAX(c_time) AS last_time
               FROM ab_contract_bills WHERE account = ${id} GROUP BY coin_name`
         })(account)
       ]),
@@ -96,7 +95,7 @@ export const make = Effect.gen(function* () {
     Request: Schema.Struct({ account: Schema.String, kind: Kind, coinName: Schema.String }),
     Result: BalanceRow,
     execute: (key) =>
-      sql`SELECT after_amount, bill_id FROM ${table(key.kind)}
+      sql`SELECT after_amount, bill_id, ${key.kind === "contract" ? sql`NULL` : sql`coin_id`} AS coin_id FROM ${table(key.kind)}
         WHERE ${sql.and([sql`account = ${key.account}`, ...ofKind(key.kind), sql`coin_name = ${key.coinName}`])}
         ORDER BY c_time DESC, LENGTH(bill_id) DESC, bill_id DESC LIMIT 1`
   })
@@ -108,7 +107,7 @@ export const make = Effect.gen(function* () {
         Effect.map(lastBalance({ account, kind: group.kind, coinName: group.coin_name }), (last) => ({
           kind: group.kind,
           coinName: group.coin_name,
-          coinId: group.coin_id ?? undefined,
+          coinId: Option.match(last, { onNone: () => undefined, onSome: (row) => row.coin_id ?? undefined }),
           bills: group.n,
           firstTime: group.first_time,
           lastTime: group.last_time,
