@@ -475,9 +475,15 @@ const refresh = async () => {
   fillForm(filters)
   renderDownloads(filters)
   const coin = filters.get("coin") ?? overview?.coins[0]?.coin
-  await Promise.all([loadBills(0), coin === undefined ? Promise.resolve() : loadChart(coin)])
+  // The chart shows every kind of its coin: a change of kind or business type leaves it as drawn.
+  const chartKey = JSON.stringify([coin, filters.get("account"), filters.get("from"), filters.get("to")])
+  const redraw = coin !== undefined && chartKey !== drawnChart
+  drawnChart = chartKey
+  await Promise.all([loadBills(0), redraw ? loadChart(coin) : Promise.resolve()])
   clearError()
 }
+
+let drawnChart: string | undefined
 
 const guarded = (run: () => Promise<void>) => () => {
   run().catch((error: unknown) => {

@@ -127,12 +127,6 @@ export const make = Effect.gen(function* () {
       sql`c_time <= ${query.to}`
     ])
 
-  const countSeries = SqlSchema.findOne({
-    Request: Schema.Any,
-    Result: Schema.Struct({ n: DbInt }),
-    execute: (query: SeriesQuery) => sql`SELECT COUNT(*) AS n FROM ${table(query.kind)} WHERE ${seriesWhere(query)}`
-  })
-
   // DOUBLE PRECISION: SQLite reads any type name with DOUB as a real; PostgreSQL's REAL is 4 bytes.
   const rawSeries = SqlSchema.findAll({
     Request: Schema.Any,
@@ -159,14 +153,16 @@ export const make = Effect.gen(function* () {
    */
   const series = (query: SeriesQuery): Effect.Effect<Series, Failure> =>
     Effect.gen(function* () {
-      const bills = Option.match(yield* countSeries(query), { onNone: () => 0, onSome: (row) => row.n })
-      if (bills <= query.maxPoints) {
-        const rows = yield* rawSeries(query)
-        return { bills, downsampled: false, points: rows.map((row) => [row.c_time, row.value] as const) }
-      }
+      // The buckets first: their counts say whether the window holds few enough bills to send
+      // every one, which then costs a second, small read.
       const buckets = Math.max(1, Math.floor(query.maxPoints / 2))
       const width = Math.max(1, Math.ceil((query.to - query.from + 1) / buckets))
       const rows = yield* bucketed({ ...query, width })
+      const bills = rows.reduce((sum, row) => sum + row.n, 0)
+      if (bills <= query.maxPoints) {
+        const all = yield* rawSeries(query)
+        return { bills, downsampled: false, points: all.map((row) => [row.c_time, row.value] as const) }
+      }
       const points: Array<SeriesPoint> = []
       for (const row of rows) {
         points.push([row.first_time, row.low])
@@ -186,8 +182,10 @@ export const make = Effect.gen(function* () {
     if (rank < cursorRank) return [sql`c_time <= ${cursor.time}`]
     if (rank > cursorRank) return [sql`c_time < ${cursor.time}`]
     const length = cursor.billId.length
+    // The first bound alone is a range of the time index; the second decides within its millisecond.
     return [
-      sql`(c_time < ${cursor.time} OR (c_time = ${cursor.time} AND (LENGTH(bill_id) < ${length} OR (LENGTH(bill_id) = ${length} AND bill_id < ${cursor.billId}))))`
+      sql`c_time <= ${cursor.time}`,
+      sql`(c_time < ${cursor.time} OR LENGTH(bill_id) < ${length} OR (LENGTH(bill_id) = ${length} AND bill_id < ${cursor.billId}))`
     ]
   }
 
