@@ -6,7 +6,14 @@
  * filter change (Apply to the table drawn, and to the chart drawn), a page of the table at the API
  * (the browser's fetch, first, deep and filtered pages), and the points of a year's series.
  */
-import { type ContractBill, ContractBillFromWire, type FundingBill, FundingBillFromWire, type SpotBill, SpotBillFromWire } from "@account-bills/core"
+import {
+  type ContractBill,
+  ContractBillFromWire,
+  type FundingBill,
+  FundingBillFromWire,
+  type SpotBill,
+  SpotBillFromWire
+} from "@account-bills/core"
 import { BillGenerator, type ContractWireBill } from "@account-bills/core/testing"
 import { BillsStore, StoreLayer } from "@account-bills/store"
 import { ViewMain } from "@account-bills/view"
@@ -40,7 +47,12 @@ export interface ViewFigures {
   readonly firstPaintMillis: number
   readonly filterTableMillis: number
   readonly filterChartMillis: number
-  readonly pageMillis: { readonly first: number; readonly deep: number; readonly filtered: number; readonly bizType: number }
+  readonly pageMillis: {
+    readonly first: number
+    readonly deep: number
+    readonly filtered: number
+    readonly bizType: number
+  }
   readonly seriesPoints: number
   readonly seriesMillis: number
 }
@@ -74,7 +86,10 @@ const build = (db: string, bills: number) =>
       const span = (year.to - year.from) / batches
       for (let b = 0; b < batches; b++) {
         const count = Math.min(batchSize, counts[kind] - b * batchSize)
-        const window = { startMillis: Math.round(year.from + b * span), endMillis: Math.round(year.from + (b + 1) * span) - 1 }
+        const window = {
+          startMillis: Math.round(year.from + b * span),
+          endMillis: Math.round(year.from + (b + 1) * span) - 1
+        }
         const decoded: ReadonlyArray<FundingBill | SpotBill | ContractBill> =
           kind === "contract"
             ? Schema.decodeUnknownSync(Schema.Array(ContractBillFromWire))(
@@ -87,8 +102,12 @@ const build = (db: string, bills: number) =>
                 }).map(v2Record)
               )
             : kind === "funding"
-              ? Schema.decodeUnknownSync(Schema.Array(FundingBillFromWire))(generator.generate("funding", { count, ...window }))
-              : Schema.decodeUnknownSync(Schema.Array(SpotBillFromWire))(generator.generate("spot", { count, ...window }))
+              ? Schema.decodeUnknownSync(Schema.Array(FundingBillFromWire))(
+                  generator.generate("funding", { count, ...window })
+                )
+              : Schema.decodeUnknownSync(Schema.Array(SpotBillFromWire))(
+                  generator.generate("spot", { count, ...window })
+                )
         // A page of 2,000: SQLite binds at most 32,766 values to one statement.
         for (let at = 0; at < decoded.length; at += commitSize) {
           const last = b === batches - 1 && at + commitSize >= decoded.length
@@ -110,7 +129,9 @@ const build = (db: string, bills: number) =>
   }).pipe(Effect.provide(StoreLayer.layerFrom(db)))
 
 /** The store of `bills` bills, built once and kept in the temp folder. */
-const benchStore = async (bills: number): Promise<{ readonly db: string; readonly buildSeconds: number | undefined }> => {
+const benchStore = async (
+  bills: number
+): Promise<{ readonly db: string; readonly buildSeconds: number | undefined }> => {
   const db = path.join(os.tmpdir(), `account-bills-bench-view-${bills}-v1.sqlite`)
   if (fs.existsSync(db)) return { db, buildSeconds: undefined }
   const partial = `${db}.building`
@@ -133,7 +154,16 @@ export const viewBench = async (bills: number): Promise<ViewFigures> => {
     executablePath: "/usr/bin/chromium",
     headless: true,
     viewport: { width: 1400, height: 1000 },
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+    args: [
+      "--headless",
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-quic",
+      "--no-first-run",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync"
+    ]
   })
   try {
     const { url } = await Effect.runPromise(
@@ -145,8 +175,12 @@ export const viewBench = async (bills: number): Promise<ViewFigures> => {
     for (let i = 0; i < 4; i++) {
       const fresh = await context.newPage()
       await fresh.goto(url)
-      await fresh.waitForFunction(() => performance.getEntriesByName("overview-painted").length > 0, null, { timeout: 60_000 })
-      paints.push(await fresh.evaluate(() => performance.getEntriesByName("overview-painted")[0]?.startTime ?? Number.NaN))
+      await fresh.waitForFunction(() => performance.getEntriesByName("overview-painted").length > 0, null, {
+        timeout: 60_000
+      })
+      paints.push(
+        await fresh.evaluate(() => performance.getEntriesByName("overview-painted")[0]?.startTime ?? Number.NaN)
+      )
       await fresh.close()
     }
     console.error(`  first paints: ${paints.map((ms) => ms.toFixed(0)).join(", ")} ms`)
@@ -154,7 +188,13 @@ export const viewBench = async (bills: number): Promise<ViewFigures> => {
     await page.waitForFunction(() => performance.getEntriesByName("chart-drawn").length > 0, null, { timeout: 60_000 })
     // A filter change: kind and coin chosen, Apply, until the table and the chart are drawn.
     const filterTimes: Array<{ table: number; chart: number }> = []
-    for (const [kind, coin] of [["spot", "BTC"], ["funding", "ETH"], ["contract", "SOL"], ["", "XRP"], ["spot", ""]] as const) {
+    for (const [kind, coin] of [
+      ["spot", "BTC"],
+      ["funding", "ETH"],
+      ["contract", "SOL"],
+      ["", "XRP"],
+      ["spot", ""]
+    ] as const) {
       await page.selectOption("#f-kind", kind)
       await page.selectOption("#f-coin", coin)
       filterTimes.push(
@@ -164,7 +204,8 @@ export const viewBench = async (bills: number): Promise<ViewFigures> => {
               const start = performance.now()
               const seen: Record<string, number> = {}
               const observer = new PerformanceObserver((list) => {
-                for (const entry of list.getEntries()) if (entry.startTime > start) seen[entry.name] = entry.startTime - start
+                for (const entry of list.getEntries())
+                  if (entry.startTime > start) seen[entry.name] = entry.startTime - start
                 if (seen["bills-rendered"] !== undefined && seen["chart-drawn"] !== undefined) {
                   observer.disconnect()
                   resolve({ table: seen["bills-rendered"], chart: seen["chart-drawn"] })
@@ -176,7 +217,9 @@ export const viewBench = async (bills: number): Promise<ViewFigures> => {
         )
       )
     }
-    console.error(`  filters: ${filterTimes.map((t) => `${t.table.toFixed(0)}/${t.chart.toFixed(0)}`).join(", ")} ms (table/chart)`)
+    console.error(
+      `  filters: ${filterTimes.map((t) => `${t.table.toFixed(0)}/${t.chart.toFixed(0)}`).join(", ")} ms (table/chart)`
+    )
     // Pages of the table at the API, as the page fetches them.
     const timed = (query: string) =>
       page.evaluate(async (target) => {

@@ -64,9 +64,9 @@ export const forTarget = (
   target: StoreTarget.StoreTarget,
   options?: OpenOptions
 ): Layer.Layer<BillsStore, StoreError> =>
-  Layer.scopedContext(
-    Effect.map(opened(target, options), ({ store }) => Context.make(BillsStore, store))
-  ).pipe(Layer.provide(Reactivity.layer))
+  Layer.scopedContext(Effect.map(opened(target, options), ({ store }) => Context.make(BillsStore, store))).pipe(
+    Layer.provide(Reactivity.layer)
+  )
 
 /** The store at `target`, opened and migrated, with the SQL client it was opened on. */
 const opened = (target: StoreTarget.StoreTarget, options: OpenOptions | undefined) =>

@@ -53,7 +53,12 @@ interface BillRow {
 }
 interface Audit {
   readonly whole: boolean
-  readonly coins: ReadonlyArray<{ readonly kind: string; readonly coin: string; readonly bills: number; readonly whole: boolean }>
+  readonly coins: ReadonlyArray<{
+    readonly kind: string
+    readonly coin: string
+    readonly bills: number
+    readonly whole: boolean
+  }>
   readonly gaps: ReadonlyArray<{ readonly text: string; readonly what: string }>
 }
 interface Events {
@@ -62,7 +67,13 @@ interface Events {
   readonly kinds: Readonly<Record<string, number>>
   readonly flagged: number
   readonly conserved: boolean
-  readonly events: ReadonlyArray<{ readonly kind: string; readonly time: string; readonly text: string; readonly bills: ReadonlyArray<string>; readonly flagged: boolean }>
+  readonly events: ReadonlyArray<{
+    readonly kind: string
+    readonly time: string
+    readonly text: string
+    readonly bills: ReadonlyArray<string>
+    readonly flagged: boolean
+  }>
   readonly truncated: boolean
 }
 
@@ -219,7 +230,11 @@ const renderOverview = (data: Overview) => {
           make("td", coin.bills.toLocaleString("en-US"), { class: "num" }),
           make("td", when(coin.firstTime)),
           make("td", when(coin.lastTime)),
-          make("td", coin.lastBalance, { class: "num balance", "data-balance": coin.lastBalance, title: `bill ${coin.lastBillId}` })
+          make("td", coin.lastBalance, {
+            class: "num balance",
+            "data-balance": coin.lastBalance,
+            title: `bill ${coin.lastBillId}`
+          })
         )
         return row
       })
@@ -227,7 +242,10 @@ const renderOverview = (data: Overview) => {
   const coins = [...new Set(data.coins.map((coin) => coin.coin))].sort()
   const coinSelect = fields.coin as HTMLSelectElement
   const chosen = coinSelect.value
-  coinSelect.replaceChildren(make("option", "every coin", { value: "" }), ...coins.map((coin) => make("option", coin, { value: coin })))
+  coinSelect.replaceChildren(
+    make("option", "every coin", { value: "" }),
+    ...coins.map((coin) => make("option", coin, { value: coin }))
+  )
   coinSelect.value = coins.includes(chosen) || chosen === "" ? chosen : ""
   fillForm(urlFilters())
 }
@@ -235,7 +253,11 @@ const renderOverview = (data: Overview) => {
 const renderAudit = (audit: Audit) => {
   const box = element("audit")
   const verdict = audit.whole
-    ? make("p", `Audit: whole. Every balance chain holds (${audit.coins.length} kind and coin chains), nothing aged out, no sync unfinished.`, { class: "whole" })
+    ? make(
+        "p",
+        `Audit: whole. Every balance chain holds (${audit.coins.length} kind and coin chains), nothing aged out, no sync unfinished.`,
+        { class: "whole" }
+      )
     : make("p", `Audit: ${audit.gaps.length} gap${audit.gaps.length === 1 ? "" : "s"} found.`, { class: "gap" })
   const list = make("ul")
   for (const gap of audit.gaps) list.append(make("li", gap.text, { class: "gap", "data-what": gap.what }))
@@ -259,7 +281,11 @@ const loadOverview = async () => {
   const ask = make("button", "Audit every balance chain", { type: "button", id: "audit-run" })
   ask.addEventListener("click", () => loadAudit(account))
   element("audit").replaceChildren(
-    make("p", `The balance chains of ${bills.toLocaleString("en-US")} bills are audited on request: the audit reads every bill, as bills audit --db does.`, { class: "muted" }),
+    make(
+      "p",
+      `The balance chains of ${bills.toLocaleString("en-US")} bills are audited on request: the audit reads every bill, as bills audit --db does.`,
+      { class: "muted" }
+    ),
     ask
   )
 }
@@ -270,7 +296,9 @@ const auditAtOnce = 200_000
 const loadAudit = (account: URLSearchParams) => {
   element("audit").replaceChildren(make("p", "Auditing the balance chains…", { class: "muted" }))
   api<Audit>("/api/audit", account).then(renderAudit, (error: unknown) => {
-    element("audit").replaceChildren(make("p", `Audit failed: ${String(error instanceof Error ? error.message : error)}`, { class: "gap" }))
+    element("audit").replaceChildren(
+      make("p", `Audit failed: ${String(error instanceof Error ? error.message : error)}`, { class: "gap" })
+    )
   })
 }
 
@@ -281,7 +309,9 @@ let chartCoin: string | undefined
 
 /** The series on one time axis: each kind's points, null where another kind has a point. */
 const aligned = (balances: Balances): uPlot.AlignedData => {
-  const times = [...new Set(balances.series.flatMap((series) => series.points.map((point) => point[0])))].sort((a, b) => a - b)
+  const times = [...new Set(balances.series.flatMap((series) => series.points.map((point) => point[0])))].sort(
+    (a, b) => a - b
+  )
   const index = new Map(times.map((time, i) => [time, i]))
   const columns = balances.series.map(() => new Array<number | null>(times.length).fill(null))
   balances.series.forEach((series, s) => {
@@ -296,10 +326,12 @@ const drawChart = (balances: Balances) => {
   const box = element("chart")
   const data = aligned(balances)
   const notes = balances.series.map(
-    (series) => `${series.kind}: ${series.bills.toLocaleString("en-US")} bills${series.downsampled ? `, ${series.points.length} points (lowest and highest per bucket)` : ""}`
+    (series) =>
+      `${series.kind}: ${series.bills.toLocaleString("en-US")} bills${series.downsampled ? `, ${series.points.length} points (lowest and highest per bucket)` : ""}`
   )
   element("chart-coin").textContent = `· ${balances.coin}`
-  element("chart-note").textContent = `The balance each bill reports (afterAmount / balance), one line per kind; ${notes.join("; ")}. Drag to zoom, double-click to reset.`
+  element("chart-note").textContent =
+    `The balance each bill reports (afterAmount / balance), one line per kind; ${notes.join("; ")}. Drag to zoom, double-click to reset.`
   chart?.destroy()
   const width = Math.max(320, box.clientWidth || 900)
   chart = new uPlot(
@@ -308,7 +340,16 @@ const drawChart = (balances: Balances) => {
       height: 300,
       scales: { x: { time: true } },
       cursor: { drag: { x: true, y: false, setScale: false } },
-      series: [{}, ...balances.series.map((series) => ({ label: series.kind, stroke: kindColours[series.kind] ?? "#555", width: 1.25, spanGaps: true, points: { show: false } }))],
+      series: [
+        {},
+        ...balances.series.map((series) => ({
+          label: series.kind,
+          stroke: kindColours[series.kind] ?? "#555",
+          width: 1.25,
+          spanGaps: true,
+          points: { show: false }
+        }))
+      ],
       axes: [{}, { size: 80 }],
       hooks: {
         setSelect: [
@@ -354,7 +395,7 @@ const showRaw = async (kind: string, billId: string) => {
   element("raw-title").textContent = `Raw record: ${kind} bill ${billId}, as the exchange sent it`
   element("raw-body").textContent = JSON.stringify(raw, null, 2)
   element("raw").hidden = false
-  element("raw-body").focus()
+  element("raw-close").focus()
 }
 
 const renderBills = (bills: ReadonlyArray<BillRow>) => {
@@ -391,7 +432,10 @@ const loadBills = async (page: number) => {
   const cursor = cursors[page]
   if (cursor !== undefined) params.set("after", cursor)
   params.set("limit", String(pageSize))
-  const answer = await api<{ readonly bills: ReadonlyArray<BillRow>; readonly next: string | null }>("/api/bills", params)
+  const answer = await api<{ readonly bills: ReadonlyArray<BillRow>; readonly next: string | null }>(
+    "/api/bills",
+    params
+  )
   cursors = cursors.slice(0, page + 1)
   nextCursor = answer.next
   if (answer.next !== null) cursors[page + 1] = answer.next
@@ -400,7 +444,9 @@ const loadBills = async (page: number) => {
   element<HTMLButtonElement>("p-prev").disabled = page === 0
   element<HTMLButtonElement>("p-next").disabled = answer.next === null
   element("p-status").textContent =
-    answer.bills.length === 0 ? "no bills match the filters" : `page ${page + 1}, ${answer.bills.length} bills, newest first`
+    answer.bills.length === 0
+      ? "no bills match the filters"
+      : `page ${page + 1}, ${answer.bills.length} bills, newest first`
   currentPage = page
   requestAnimationFrame(() => performance.mark("bills-rendered"))
 }
@@ -411,7 +457,8 @@ let currentPage = 0
 const renderDownloads = (filters: URLSearchParams) => {
   const args = ["bills export --db", shellWord(overview?.store ?? "STORE")]
   const account = overview?.accounts.find((row) => row.id === (filters.get("account") ?? overview?.account))
-  if (account?.label !== null && account?.label !== undefined && (overview?.accounts.length ?? 0) > 1) args.push("--label", shellWord(account.label))
+  if (account?.label !== null && account?.label !== undefined && (overview?.accounts.length ?? 0) > 1)
+    args.push("--label", shellWord(account.label))
   args.push("--account", filters.get("kind") ?? "all")
   const coin = filters.get("coin")
   if (coin !== null) {
@@ -447,7 +494,8 @@ const loadEvents = async () => {
   box.replaceChildren(make("p", "Reading the events…", { class: "muted" }))
   const events = await api<Events>("/api/events", windowOf(urlFilters()))
   const kinds = make("p", undefined, { class: "events-kinds" })
-  for (const [kind, count] of Object.entries(events.kinds)) kinds.append(make("span", `${kind}: ${count.toLocaleString("en-US")}`))
+  for (const [kind, count] of Object.entries(events.kinds))
+    kinds.append(make("span", `${kind}: ${count.toLocaleString("en-US")}`))
   const summary = make(
     "p",
     `${events.total.toLocaleString("en-US")} events from ${events.bills.toLocaleString("en-US")} bills; ${events.flagged} flagged; balance changes ${events.conserved ? "conserved for every coin" : "NOT conserved"}${events.truncated ? `; the newest ${events.events.length} listed` : ""}.`,
@@ -461,7 +509,12 @@ const loadEvents = async () => {
   const body = make("tbody")
   for (const event of events.events) {
     const row = make("tr", undefined, event.flagged ? { class: "flagged" } : {})
-    row.append(make("td", when(event.time)), make("td", event.kind), make("td", event.text), make("td", event.bills.join(", ")))
+    row.append(
+      make("td", when(event.time)),
+      make("td", event.kind),
+      make("td", event.text),
+      make("td", event.bills.join(", "))
+    )
     body.append(row)
   }
   table.append(head, body)
@@ -512,8 +565,14 @@ accountSelect.addEventListener("change", () => {
     await refresh()
   })()
 })
-element("p-first").addEventListener("click", guarded(() => loadBills(0)))
-element("p-prev").addEventListener("click", guarded(() => loadBills(Math.max(0, currentPage - 1))))
+element("p-first").addEventListener(
+  "click",
+  guarded(() => loadBills(0))
+)
+element("p-prev").addEventListener(
+  "click",
+  guarded(() => loadBills(Math.max(0, currentPage - 1)))
+)
 element("p-next").addEventListener(
   "click",
   guarded(async () => {

@@ -7,7 +7,7 @@
  *
  * @since 0.1.0
  */
-import { BillsApi, Ledger, LedgerEvents, TaxFiles } from "@account-bills/core"
+import { type BillsApi, Ledger, LedgerEvents, TaxFiles } from "@account-bills/core"
 import {
   type BillCursor,
   type BillKind,
@@ -26,7 +26,7 @@ import * as DateTime from "effect/DateTime"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import * as Option from "effect/Option"
+import type * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
 import { eventRow, type EventRow } from "./internal/eventRows.js"
 import { ViewBadRequest } from "./ViewRequest.js"
@@ -243,7 +243,11 @@ export interface ViewDataShape {
     after: BillCursor | undefined,
     limit: number
   ) => Effect.Effect<BillsPage, ViewBadRequest | ViewStoreFailure>
-  readonly raw: (account: string, kind: BillKind, billId: string) => Effect.Effect<Option.Option<string>, ViewStoreFailure>
+  readonly raw: (
+    account: string,
+    kind: BillKind,
+    billId: string
+  ) => Effect.Effect<Option.Option<string>, ViewStoreFailure>
   readonly events: (
     account: string,
     window: { readonly from?: number | undefined; readonly to?: number | undefined }
@@ -309,7 +313,8 @@ export class ViewData extends Context.Tag("@account-bills/view/ViewData")<ViewDa
           return yield* new ViewBadRequest({ reason: `account: the store holds no account ${JSON.stringify(asked)}` })
         }
         const chosen = held.find((row) => options.label !== undefined && row.label === options.label) ?? held[0]
-        if (chosen === undefined) return yield* new ViewBadRequest({ reason: "the store holds no account; sync into it first" })
+        if (chosen === undefined)
+          return yield* new ViewBadRequest({ reason: "the store holds no account; sync into it first" })
         return chosen.id
       })
 
@@ -423,7 +428,10 @@ export class ViewData extends Context.Tag("@account-bills/view/ViewData")<ViewDa
       /** The account's bills as the client reads them from the store: every bill held. */
       const onStore = <A, E>(id: string, use: Effect.Effect<A, E, BillsApi>) =>
         StoreBillsApi.catchStoreDefects(
-          Effect.provide(use, StoreBillsApi.layer(id, { partial: true }).pipe(Layer.provide(Layer.succeedContext(context))))
+          Effect.provide(
+            use,
+            StoreBillsApi.layer(id, { partial: true }).pipe(Layer.provide(Layer.succeedContext(context)))
+          )
         ).pipe(
           // The client's own errors describe an exchange; over a store only the store's can occur.
           Effect.catchAll((error) => (isStoreFailure(error) ? Effect.fail(error) : Effect.die(error)))
@@ -458,7 +466,10 @@ export class ViewData extends Context.Tag("@account-bills/view/ViewData")<ViewDa
 
       // An audit reads every bill of the account: it is computed once per state of the store (what
       // each kind holds, as its coverage says), and every page asking meanwhile shares it.
-      const audits = new Map<string, { readonly state: string; readonly audit: Effect.Effect<Audit, ViewStoreFailure> }>()
+      const audits = new Map<
+        string,
+        { readonly state: string; readonly audit: Effect.Effect<Audit, ViewStoreFailure> }
+      >()
       const audit = Effect.fn("ViewData.audit")(function* (id: string) {
         const coverage = yield* Effect.forEach(kinds, (kind) => store.coverage(id, kind))
         const state = JSON.stringify(coverage)
@@ -469,80 +480,81 @@ export class ViewData extends Context.Tag("@account-bills/view/ViewData")<ViewDa
         return yield* fresh
       })
 
-      const auditOf = (id: string, coverage: ReadonlyArray<StoreCoverage>) => Effect.gen(function* () {
-        const report = yield* onStore(id, Ledger.audit({ account: "all" }))
-        const gaps: Array<AuditGap> = []
-        for (const held of coverage) {
-          for (const gap of held.agedOut) {
-            gaps.push({
-              kind: held.kind,
-              coin: null,
-              what: "aged-out",
-              from: iso(gap.from),
-              to: iso(gap.to),
-              text: `${held.kind}: ${iso(gap.from)} to ${iso(gap.to)} aged out of the exchange's history before a sync read it`
-            })
-          }
-          if (held.unfinished && held.bills > 0) {
-            gaps.push({
-              kind: held.kind,
-              coin: null,
-              what: "unfinished",
-              from: held.coveredTo === null ? null : iso(held.coveredTo),
-              to: null,
-              text:
-                held.coveredTo === null
-                  ? `${held.kind}: no sync has finished; the store holds part of the history`
-                  : `${held.kind}: a sync after ${iso(held.coveredTo)} is under way or unfinished`
-            })
-          }
-        }
-        const coins: Array<Audit["coins"][number]> = []
-        for (const account of report.accounts) {
-          if (account.total !== undefined && account.total !== account.bills) {
-            gaps.push({
-              kind: account.account,
-              coin: null,
-              what: "count",
-              from: null,
-              to: null,
-              text: `${account.account}: the exchange counts ${account.total} bills, the store holds ${account.bills}`
-            })
-          }
-          for (const coinAudit of account.coins) {
-            coins.push({
-              kind: account.account,
-              coin: coinAudit.coinName,
-              bills: coinAudit.bills,
-              whole: coinAudit.whole,
-              rule: coinAudit.rule
-            })
-            for (const chainBreak of coinAudit.breaks) {
-              const from = DateTime.formatIso(chainBreak.earlier.cTime)
-              const to = DateTime.formatIso(chainBreak.later.cTime)
+      const auditOf = (id: string, coverage: ReadonlyArray<StoreCoverage>) =>
+        Effect.gen(function* () {
+          const report = yield* onStore(id, Ledger.audit({ account: "all" }))
+          const gaps: Array<AuditGap> = []
+          for (const held of coverage) {
+            for (const gap of held.agedOut) {
               gaps.push({
-                kind: account.account,
-                coin: coinAudit.coinName,
-                what: "break",
-                from,
-                to,
-                text: `${account.account} ${coinAudit.coinName}: bills missing between ${from} (bill ${chainBreak.earlier.billId}) and ${to} (bill ${chainBreak.later.billId}), ${BigDecimal.format(chainBreak.difference)} unaccounted`
+                kind: held.kind,
+                coin: null,
+                what: "aged-out",
+                from: iso(gap.from),
+                to: iso(gap.to),
+                text: `${held.kind}: ${iso(gap.from)} to ${iso(gap.to)} aged out of the exchange's history before a sync read it`
               })
             }
-            if (coinAudit.breakCount > coinAudit.breaks.length) {
+            if (held.unfinished && held.bills > 0) {
+              gaps.push({
+                kind: held.kind,
+                coin: null,
+                what: "unfinished",
+                from: held.coveredTo === null ? null : iso(held.coveredTo),
+                to: null,
+                text:
+                  held.coveredTo === null
+                    ? `${held.kind}: no sync has finished; the store holds part of the history`
+                    : `${held.kind}: a sync after ${iso(held.coveredTo)} is under way or unfinished`
+              })
+            }
+          }
+          const coins: Array<Audit["coins"][number]> = []
+          for (const account of report.accounts) {
+            if (account.total !== undefined && account.total !== account.bills) {
               gaps.push({
                 kind: account.account,
-                coin: coinAudit.coinName,
-                what: "break",
+                coin: null,
+                what: "count",
                 from: null,
                 to: null,
-                text: `${account.account} ${coinAudit.coinName}: ${coinAudit.breakCount - coinAudit.breaks.length} more breaks`
+                text: `${account.account}: the exchange counts ${account.total} bills, the store holds ${account.bills}`
               })
             }
+            for (const coinAudit of account.coins) {
+              coins.push({
+                kind: account.account,
+                coin: coinAudit.coinName,
+                bills: coinAudit.bills,
+                whole: coinAudit.whole,
+                rule: coinAudit.rule
+              })
+              for (const chainBreak of coinAudit.breaks) {
+                const from = DateTime.formatIso(chainBreak.earlier.cTime)
+                const to = DateTime.formatIso(chainBreak.later.cTime)
+                gaps.push({
+                  kind: account.account,
+                  coin: coinAudit.coinName,
+                  what: "break",
+                  from,
+                  to,
+                  text: `${account.account} ${coinAudit.coinName}: bills missing between ${from} (bill ${chainBreak.earlier.billId}) and ${to} (bill ${chainBreak.later.billId}), ${BigDecimal.format(chainBreak.difference)} unaccounted`
+                })
+              }
+              if (coinAudit.breakCount > coinAudit.breaks.length) {
+                gaps.push({
+                  kind: account.account,
+                  coin: coinAudit.coinName,
+                  what: "break",
+                  from: null,
+                  to: null,
+                  text: `${account.account} ${coinAudit.coinName}: ${coinAudit.breakCount - coinAudit.breaks.length} more breaks`
+                })
+              }
+            }
           }
-        }
-        return { whole: gaps.length === 0, coins, gaps } satisfies Audit
-      })
+          return { whole: gaps.length === 0, coins, gaps } satisfies Audit
+        })
 
       return {
         store: store.target,

@@ -86,9 +86,11 @@ export class ViewExporter extends Context.Tag("@account-bills/view/ViewExporter"
   static readonly make = (run: ExportToFile): ViewExporterShape => ({
     exportTo: Effect.fn("ViewExporter.exportTo")(function* (request: DownloadRequest, out: string) {
       const outcome = yield* Effect.promise(() => run(request, out))
-      if (outcome._tag === "Refused") return yield* new DownloadRefused({ usage: outcome.usage, reason: outcome.message })
+      if (outcome._tag === "Refused")
+        return yield* new DownloadRefused({ usage: outcome.usage, reason: outcome.message })
     })
   })
   /** The exporter over `run`, as a layer. */
-  static readonly layer = (run: ExportToFile): Layer.Layer<ViewExporter> => Layer.succeed(ViewExporter, ViewExporter.make(run))
+  static readonly layer = (run: ExportToFile): Layer.Layer<ViewExporter> =>
+    Layer.succeed(ViewExporter, ViewExporter.make(run))
 }

@@ -101,7 +101,9 @@ export const serve = (
     yield* Effect.sync(() => {
       say(`view at ${url}`)
       if (!loopback.has(host)) {
-        warn(`bills view: warning: listening on ${host}, not 127.0.0.1: the page has no login, and anyone who can reach ${host}:${port} can read this ledger`)
+        warn(
+          `bills view: warning: listening on ${host}, not 127.0.0.1: the page has no login, and anyone who can reach ${host}:${port} can read this ledger`
+        )
       }
     })
     if (options.open === true) yield* openBrowser(url)
@@ -132,7 +134,7 @@ export const run = (options: ViewOptions, signal: AbortSignal): Promise<RunOutco
           : {
               _tag: "Failed",
               message: Cause.failureOption(cause).pipe((found) =>
-                found._tag === "Some" ? found.value.message : Cause.pretty(cause).split("\n")[0] ?? "failed"
+                found._tag === "Some" ? found.value.message : (Cause.pretty(cause).split("\n")[0] ?? "failed")
               )
             }
     })

@@ -233,7 +233,10 @@ export const decodeParams = <A, I>(
     Effect.mapError((error) => new ViewBadRequest({ reason: reasonOf(error) })),
     Effect.filterOrFail(
       (decoded) => {
-        const window = decoded as { readonly from?: { readonly millis: number }; readonly to?: { readonly millis: number } }
+        const window = decoded as {
+          readonly from?: { readonly millis: number }
+          readonly to?: { readonly millis: number }
+        }
         return window.from === undefined || window.to === undefined || window.from.millis <= window.to.millis
       },
       (decoded) => {

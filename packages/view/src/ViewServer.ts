@@ -8,7 +8,7 @@
  * @since 0.1.0
  */
 import * as NodeStream from "@effect/platform-node/NodeStream"
-import * as HttpApp from "@effect/platform/HttpApp"
+import type * as HttpApp from "@effect/platform/HttpApp"
 import * as HttpRouter from "@effect/platform/HttpRouter"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
@@ -47,8 +47,7 @@ export const securityHeaders: Readonly<Record<string, string>> = {
   "cache-control": "no-store"
 }
 
-const refusal = (status: number, error: string) =>
-  HttpServerResponse.unsafeJson({ error }, { status })
+const refusal = (status: number, error: string) => HttpServerResponse.unsafeJson({ error }, { status })
 
 const params = Effect.map(HttpServerRequest.HttpServerRequest, (request) =>
   HttpServerRequest.searchParamsFromURL(new URL(request.url, "http://view"))
@@ -219,7 +218,10 @@ const download = (db: string) =>
     })
     const name = `bills-${(label ?? "account").replace(/[^A-Za-z0-9_-]/g, "_")}-${decoded.kind ?? "all"}.${extension}`
     return HttpServerResponse.stream(
-      NodeStream.fromReadable(() => stream, (error) => error),
+      NodeStream.fromReadable(
+        () => stream,
+        (error) => error
+      ),
       {
         contentType,
         headers: { "content-disposition": `attachment; filename="${name}"` }
@@ -251,7 +253,11 @@ export const app = (options: {
         )
       }
       if (request.method !== "GET") {
-        return HttpServerResponse.setHeader(refusal(405, `${request.method}: the view answers GET only`), "allow", "GET")
+        return HttpServerResponse.setHeader(
+          refusal(405, `${request.method}: the view answers GET only`),
+          "allow",
+          "GET"
+        )
       }
       return yield* routes
     }).pipe(

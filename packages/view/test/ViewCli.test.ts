@@ -33,7 +33,9 @@ describe("bills view", () => {
     }
     const unknown = await runCli(["view", "--db", db, "--label", "other", "--port", "0"], {})
     expect(unknown.code).toBe(1)
-    expect(unknown.stderr).toBe((await runCli(["export", "--account", "spot", "--db", db, "--label", "other"], {})).stderr)
+    expect(unknown.stderr).toBe(
+      (await runCli(["export", "--account", "spot", "--db", db, "--label", "other"], {})).stderr
+    )
   })
 
   for (const signal of ["SIGINT", "SIGTERM"] as const) {

@@ -63,7 +63,9 @@ const tableIds = async (context: BrowserContext, query: string) => {
   const ids: Array<string> = []
   for (;;) {
     await page.waitForSelector("#p-status:not(:empty)")
-    ids.push(...(await page.$$eval("#bills tbody tr", (rows) => rows.map((row) => row.getAttribute("data-bill") ?? ""))))
+    ids.push(
+      ...(await page.$$eval("#bills tbody tr", (rows) => rows.map((row) => row.getAttribute("data-bill") ?? "")))
+    )
     if (await page.isDisabled("#p-next")) break
     const status = await page.textContent("#p-status")
     await page.click("#p-next")
@@ -108,7 +110,8 @@ describe.skipIf(!hasChromium)("bills view in Chromium", () => {
         const id = BigInt(String(bill.billId))
         const balance = String(bill.afterAmount ?? bill.balance)
         const held = last.get(coin)
-        if (held === undefined || time > held.time || (time === held.time && id > held.id)) last.set(coin, { time, id, balance })
+        if (held === undefined || time > held.time || (time === held.time && id > held.id))
+          last.set(coin, { time, id, balance })
       }
       for (const [coin, held] of [...last].sort(([a], [b]) => a.localeCompare(b))) {
         expected.push({ kind, coin, balance: held.balance })
@@ -122,7 +125,10 @@ describe.skipIf(!hasChromium)("bills view in Chromium", () => {
     const cases: ReadonlyArray<readonly [string, ReadonlyArray<string>]> = [
       ["?kind=spot&coin=BTC&from=2025-02-01", ["--account", "spot", "--coin-id", "2", "--from", "2025-02-01"]],
       ["?kind=funding&bizType=deposit", ["--account", "funding", "--biz-type", "deposit"]],
-      ["?kind=contract&from=2025-03-01&to=2025-03-15", ["--account", "contract", "--from", "2025-03-01", "--to", "2025-03-15"]]
+      [
+        "?kind=contract&from=2025-03-01&to=2025-03-15",
+        ["--account", "contract", "--from", "2025-03-01", "--to", "2025-03-15"]
+      ]
     ]
     for (const [query, flags] of cases) {
       const { ids, errors } = await tableIds(browser.context, query)
@@ -143,8 +149,16 @@ describe.skipIf(!hasChromium)("bills view in Chromium", () => {
 
   it("a download is byte for byte the export with the same flags", async () => {
     const cases: ReadonlyArray<readonly [string, string, ReadonlyArray<string>]> = [
-      ["?kind=spot&coin=BTC&from=2025-02-01", "ndjson", ["--account", "spot", "--coin-id", "2", "--from", "2025-02-01", "--label", label]],
-      ["?kind=spot&coin=BTC&from=2025-02-01", "csv", ["--account", "spot", "--coin-id", "2", "--from", "2025-02-01", "--label", label]],
+      [
+        "?kind=spot&coin=BTC&from=2025-02-01",
+        "ndjson",
+        ["--account", "spot", "--coin-id", "2", "--from", "2025-02-01", "--label", label]
+      ],
+      [
+        "?kind=spot&coin=BTC&from=2025-02-01",
+        "csv",
+        ["--account", "spot", "--coin-id", "2", "--from", "2025-02-01", "--label", label]
+      ],
       ["?to=2025-03-01", "koinly", ["--account", "all", "--to", "2025-03-01", "--label", label]],
       ["", "beancount", ["--account", "all", "--label", label]]
     ]

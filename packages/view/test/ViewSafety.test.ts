@@ -58,11 +58,24 @@ const request = (target: string, options: { readonly host?: string; readonly met
     }
   )
 
-const routes = ["/", "/assets/app.js", "/api/accounts", "/api/bills", "/api/balances?coin=BTC", "/api/audit", "/api/events"]
+const routes = [
+  "/",
+  "/assets/app.js",
+  "/api/accounts",
+  "/api/bills",
+  "/api/balances?coin=BTC",
+  "/api/audit",
+  "/api/events"
+]
 
 describe("bills view is safe on a laptop", () => {
   it("refuses a request whose Host is another name, even one that resolves here (DNS rebinding)", async () => {
-    for (const host of [`evil.example:${port}`, `127.0.0.1.evil.example:${port}`, "127.0.0.1", `localhost:${port + 1}`]) {
+    for (const host of [
+      `evil.example:${port}`,
+      `127.0.0.1.evil.example:${port}`,
+      "127.0.0.1",
+      `localhost:${port + 1}`
+    ]) {
       for (const route of routes) {
         const answer = await request(route, { host })
         expect(answer.status, `${host} ${route}`).toBe(403)
@@ -86,7 +99,11 @@ describe("bills view is safe on a laptop", () => {
   })
 
   it("every answer, refusals too, carries Content-Security-Policy default-src 'self'", async () => {
-    for (const [route, host] of [...routes.map((route) => [route, undefined] as const), ["/nope", undefined], ["/", "evil.example"]] as const) {
+    for (const [route, host] of [
+      ...routes.map((route) => [route, undefined] as const),
+      ["/nope", undefined],
+      ["/", "evil.example"]
+    ] as const) {
       const answer = await request(route, host === undefined ? {} : { host })
       expect(answer.headers["content-security-policy"]).toMatch(/^default-src 'self'/)
       expect(answer.headers["x-content-type-options"]).toBe("nosniff")

@@ -113,7 +113,8 @@ export const viewCommand = Command.make("view", flags, (parsed) =>
     const { BillsStore, StoreBillsApi, StoreLayer } = yield* importStore("view", () => import("@account-bills/store"))
     yield* Effect.gen(function* () {
       yield* BillsStore
-      if (Option.isSome(parsed.label)) yield* StoreBillsApi.resolveAccount({ apiKey: undefined, label: parsed.label.value })
+      if (Option.isSome(parsed.label))
+        yield* StoreBillsApi.resolveAccount({ apiKey: undefined, label: parsed.label.value })
     }).pipe(Effect.provide(StoreLayer.layerFrom(parsed.db, { create: false })))
     const view = yield* Effect.tryPromise({
       try: () => import("@account-bills/view"),

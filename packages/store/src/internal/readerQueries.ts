@@ -211,16 +211,22 @@ export const make = Effect.gen(function* () {
             ...after(kind, cursor)
           ])}
           ORDER BY c_time DESC, LENGTH(bill_id) DESC, bill_id DESC LIMIT ${limit}`
-    })(undefined).pipe(Effect.map((rows) => rows.map((row): StoredBillRow => ({
-      kind,
-      billId: row.bill_id,
-      time: row.c_time,
-      coinName: row.coin_name,
-      bizType: row.biz_type,
-      deltaAmount: row.delta_amount,
-      afterAmount: row.after_amount,
-      fees: row.fees
-    }))))
+    })(undefined).pipe(
+      Effect.map((rows) =>
+        rows.map(
+          (row): StoredBillRow => ({
+            kind,
+            billId: row.bill_id,
+            time: row.c_time,
+            coinName: row.coin_name,
+            bizType: row.biz_type,
+            deltaAmount: row.delta_amount,
+            afterAmount: row.after_amount,
+            fees: row.fees
+          })
+        )
+      )
+    )
 
   /** Newest first across the kinds: each kind's next `limit` by keyset, merged, the first `limit` kept. */
   const page = (

@@ -38,7 +38,9 @@ const files: ReadonlyArray<readonly [string, string]> = [
 ]
 
 /** The page's files by their path on the server. */
-export const readAssets = (directory: string = pageDirectory()): Effect.Effect<ReadonlyMap<string, Asset>, PageNotBuilt> =>
+export const readAssets = (
+  directory: string = pageDirectory()
+): Effect.Effect<ReadonlyMap<string, Asset>, PageNotBuilt> =>
   Effect.try({
     try: () =>
       new Map(

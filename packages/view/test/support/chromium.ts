@@ -45,7 +45,9 @@ export const launch = async (): Promise<{ readonly context: BrowserContext; read
 }
 
 /** A new page whose console errors and uncaught errors land in `errors`. */
-export const watchedPage = async (context: BrowserContext): Promise<{ readonly page: Page; readonly errors: Array<string> }> => {
+export const watchedPage = async (
+  context: BrowserContext
+): Promise<{ readonly page: Page; readonly errors: Array<string> }> => {
   const page = await context.newPage()
   const errors: Array<string> = []
   page.on("console", (message) => {

@@ -33,7 +33,10 @@ export const makeStore = (
           generate: { seed: options.seed, funding: options.funding, spot: options.spot, contract: options.contract }
         })
         const db = path.join(dir, "bills.sqlite")
-        yield* Sync.run({ account: StoreAccount.make(credentials.apiKey, label), kinds: ["funding", "spot", "contract"] }).pipe(
+        yield* Sync.run({
+          account: StoreAccount.make(credentials.apiKey, label),
+          kinds: ["funding", "spot", "contract"]
+        }).pipe(
           Effect.provide(NodeBillsApi.layer(credentials, { config: { baseUrl: server.url } })),
           Effect.provide(StoreLayer.layerFrom(db))
         )
