@@ -350,7 +350,7 @@ const drawChart = (balances: Balances) => {
           points: { show: false }
         }))
       ],
-      axes: [{}, { size: 80 }],
+      axes: [{}, { size: 96 }],
       hooks: {
         setSelect: [
           (u) => {
@@ -469,6 +469,14 @@ const renderDownloads = (filters: URLSearchParams) => {
   if (filters.get("from") !== null) args.push("--from", shellWord(filters.get("from") ?? ""))
   if (filters.get("to") !== null) args.push("--to", shellWord(filters.get("to") ?? ""))
   element("export-command").textContent = `${args.join(" ")} --format FORMAT`
+  // The export's --coin-id names a coin of funding and spot: the futures bills shown are not in it.
+  const kind = filters.get("kind")
+  element("downloads-note").textContent =
+    coin !== null && kind !== "funding" && kind !== "spot"
+      ? kind === "contract"
+        ? "The futures account's bills name assets, not coin ids: bills export cannot filter them by coin, so there is nothing to download; choose every coin."
+        : "bills export --coin-id names a coin of the funding and spot accounts: the futures bills the table shows are left out of the download."
+      : ""
   const narrowed = filters.get("coin") !== null || filters.get("bizType") !== null
   element("downloads").replaceChildren(
     ...formats.map((format) => {
@@ -526,6 +534,16 @@ const loadEvents = async () => {
 const refresh = async () => {
   const filters = urlFilters()
   fillForm(filters)
+  // The overview's rows of the chosen kind and coin stand out.
+  for (const row of element("overview").querySelectorAll("tbody tr")) {
+    const kind = filters.get("kind")
+    const coin = filters.get("coin")
+    const chosen =
+      (kind !== null || coin !== null) &&
+      (kind === null || row.getAttribute("data-kind") === kind) &&
+      (coin === null || row.getAttribute("data-coin") === coin)
+    row.classList.toggle("chosen", chosen)
+  }
   renderDownloads(filters)
   const coin = filters.get("coin") ?? overview?.coins[0]?.coin
   // The chart shows every kind of its coin: a change of kind or business type leaves it as drawn.

@@ -177,6 +177,23 @@ describe.skipIf(!hasChromium)("bills view in Chromium", () => {
     }
   })
 
+  it("a row opens its raw record, as the exchange sent it", async () => {
+    const { page, errors } = await watchedPage(browser.context)
+    await page.goto(`${url}?kind=contract`)
+    await page.waitForSelector("#bills tbody tr")
+    const id = await page.getAttribute("#bills tbody tr:nth-child(3)", "data-bill")
+    await page.click("#bills tbody tr:nth-child(3) button")
+    await page.waitForSelector("#raw:not([hidden])")
+    const shown = JSON.parse((await page.textContent("#raw-body")) ?? "") as Record<string, unknown>
+    expect(String(shown.billId)).toBe(id)
+    const stored = await (await fetch(`${url}api/bill?kind=contract&id=${id}`)).text()
+    expect(shown).toEqual(JSON.parse(stored))
+    // The record as sent: the futures account's v2 fields, not the table's.
+    expect(Object.keys(shown)).toEqual(expect.arrayContaining(["coin", "businessType", "balance", "ctime"]))
+    await page.close()
+    expect(errors).toEqual([])
+  })
+
   it("bad input is named in the page, and answered 400 with the reason", async () => {
     const { page } = await watchedPage(browser.context)
     for (const [query, named] of [
