@@ -37,7 +37,7 @@ const flags = {
 }
 
 /** What `bills view` says when `@account-bills/view` is not installed. */
-const viewInstall = "bills view needs @account-bills/view: npm install @account-bills/view @account-bills/store"
+const viewInstall = "bills view needs @account-bills/view: npm install @account-bills/view"
 
 /**
  * `bills view` could not start or stopped on a failure (`@account-bills/view` is not installed,
