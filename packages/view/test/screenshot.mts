@@ -7,7 +7,9 @@ import { launch, watchedPage } from "./support/chromium.js"
 import { label, makeStore, tempDir } from "./support/viewStore.js"
 const db = await makeStore(tempDir("shot"), { seed: 51, funding: 600, spot: 600, contract: 300 })
 const scope = await Effect.runPromise(Scope.make())
-const { url } = await Effect.runPromise(ViewMain.serve({ db, label, port: 0, exportToFile, say: () => {}, warn: () => {} }).pipe(Scope.extend(scope)))
+const { url } = await Effect.runPromise(
+  ViewMain.serve({ db, label, port: 0, exportToFile, say: () => {}, warn: () => {} }).pipe(Scope.extend(scope))
+)
 const browser = await launch()
 const { page, errors } = await watchedPage(browser.context)
 await page.goto(`${url}${process.argv[2] ?? "?coin=BTC&from=2025-02-01"}`)
@@ -16,7 +18,9 @@ await page.waitForSelector("#chart canvas")
 await page.waitForTimeout(500)
 await page.screenshot({
   path: process.argv[3] ?? "/tmp/view-shot.png",
-  ...(process.argv[4] === "full" ? { fullPage: true } : { fullPage: true, clip: { x: 0, y: 0, width: 1400, height: 1560 } })
+  ...(process.argv[4] === "full"
+    ? { fullPage: true }
+    : { fullPage: true, clip: { x: 0, y: 0, width: 1400, height: 1560 } })
 })
 console.log("errors", errors)
 await browser.close()

@@ -66,7 +66,7 @@ const commandNames = ["export", "audit", "sync", "view", "fake-exchange", "fleet
 
 const bills = Command.make("bills").pipe(
   Command.withDescription(
-    "the bill history of a WEEX account (funding, spot, futures): export it (NDJSON, CSV, tax tools' files, journals), audit its balance chains, sync it into a store; fake-exchange runs a local exchange to try them on; fleet keeps many accounts current"
+    "the bill history of a WEEX account (funding, spot, futures): export it (NDJSON, CSV, tax tools' files, journals), audit its balance chains, sync it into a store, view a store in the browser; fake-exchange runs a local exchange to try them on; fleet keeps many accounts current"
   ),
   Command.withSubcommands(subcommands)
 )
