@@ -194,6 +194,25 @@ describe.skipIf(!hasChromium)("bills view in Chromium", () => {
     expect(errors).toEqual([])
   })
 
+  it("the events are those the tax files are written from: as many, from as many bills, as bills export --format koinly says", async () => {
+    const { page, errors } = await watchedPage(browser.context)
+    await page.goto(`${url}?to=2025-03-01`)
+    await page.waitForSelector("#bills tbody tr")
+    await page.click("#events-load")
+    await page.waitForSelector("#events table")
+    const summary = (await page.textContent("#events p")) ?? ""
+    await page.close()
+    const out = path.join(dir, "events-koinly.csv")
+    const koinly = await runCli(["export", "--db", db, "--format", "koinly", "--to", "2025-03-01", "--out", out], {})
+    const said = /koinly: (\d+) events from (\d+) bills; (\d+) unpaired, (\d+) of unknown type/.exec(koinly.stderr)
+    expect(said).not.toBeNull()
+    const [, events, bills, unpaired, unknown] = said ?? []
+    expect(summary).toContain(
+      `${Number(events).toLocaleString("en-US")} events from ${Number(bills).toLocaleString("en-US")} bills; ${Number(unpaired) + Number(unknown)} flagged`
+    )
+    expect(errors).toEqual([])
+  })
+
   it("bad input is named in the page, and answered 400 with the reason", async () => {
     const { page } = await watchedPage(browser.context)
     for (const [query, named] of [
