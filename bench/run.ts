@@ -694,10 +694,17 @@ const view = async () => {
     row(section, `store of ${bills} bills written (kept for the next run)`, `${fmt(figures.buildSeconds, 0)} s`)
   row(
     section,
-    `overview first paint, ${bills} bills`,
+    `overview first paint, ${bills} bills (median of 3)`,
     ms(figures.firstPaintMillis),
     "≤ 1,000 ms",
     figures.firstPaintMillis <= 1_000
+  )
+  row(
+    section,
+    "overview first paint, a fresh browser's first page",
+    ms(figures.coldPaintMillis),
+    "≤ 1,000 ms",
+    figures.coldPaintMillis <= 1_000
   )
   row(
     section,
