@@ -228,6 +228,7 @@ export interface ViewDataShape {
   readonly store: string
   /** The account asked for, or the default one (`--label`, else the only or the first). */
   readonly account: (asked: string | undefined) => Effect.Effect<string, ViewBadRequest | ViewStoreFailure>
+  readonly accounts: Effect.Effect<ReadonlyArray<AccountRow>, ViewStoreFailure>
   readonly labelOf: (account: string) => Effect.Effect<string | undefined, ViewStoreFailure>
   readonly overview: (account: string) => Effect.Effect<Overview, ViewStoreFailure>
   /** The coin's id, for the export's `--coin-id`, or a refusal naming an unknown coin. */
@@ -559,6 +560,7 @@ export class ViewData extends Context.Tag("@account-bills/view/ViewData")<ViewDa
       return {
         store: store.target,
         account,
+        accounts: Effect.map(accounts, (held) => held.map((row) => ({ id: row.id, label: row.label ?? null }))),
         labelOf: (id: string) => Effect.map(accounts, (held) => held.find((row) => row.id === id)?.label),
         overview,
         coin,

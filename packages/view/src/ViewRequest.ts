@@ -223,7 +223,7 @@ const reasonOf = (error: ParseResult.ParseError): string => {
  * @since 0.1.0
  * @category utils
  */
-export const decodeParams = <A, I>(
+export const decodeParams = <A extends Window, I>(
   schema: Schema.Schema<A, I>,
   params: Readonly<Record<string, string | ReadonlyArray<string>>>
 ): Effect.Effect<A, ViewBadRequest> => {
@@ -231,18 +231,17 @@ export const decodeParams = <A, I>(
   if (repeated !== undefined) return Effect.fail(new ViewBadRequest({ reason: `${repeated[0]}: given more than once` }))
   return Schema.decodeUnknown(schema, { onExcessProperty: "error", errors: "first" })(params).pipe(
     Effect.mapError((error) => new ViewBadRequest({ reason: reasonOf(error) })),
-    Effect.filterOrFail(
-      (decoded) => {
-        const window = decoded as {
-          readonly from?: { readonly millis: number }
-          readonly to?: { readonly millis: number }
-        }
-        return window.from === undefined || window.to === undefined || window.from.millis <= window.to.millis
-      },
-      (decoded) => {
-        const window = decoded as { readonly from: { readonly text: string }; readonly to: { readonly text: string } }
-        return new ViewBadRequest({ reason: `from (${window.from.text}) is after to (${window.to.text})` })
-      }
+    Effect.tap((decoded) =>
+      decoded.from !== undefined && decoded.to !== undefined && decoded.from.millis > decoded.to.millis
+        ? new ViewBadRequest({ reason: `from (${decoded.from.text}) is after to (${decoded.to.text})` })
+        : Effect.void
     )
   )
+}
+
+/** What every request may carry: the account, and a window (a route without one has neither bound). */
+type Window = {
+  readonly account?: string | undefined
+  readonly from?: typeof TimeParam.Type | undefined
+  readonly to?: typeof TimeParam.Type | undefined
 }

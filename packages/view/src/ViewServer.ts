@@ -175,7 +175,7 @@ const download = (db: string) =>
     const exporter = yield* ViewExporter
     const decoded = yield* decodeParams(DownloadParams, yield* params)
     const account = yield* data.account(decoded.account)
-    const held = (yield* data.overview(account)).accounts
+    const held = yield* data.accounts
     const label = yield* data.labelOf(account)
     if (label === undefined && held.length > 1) {
       return yield* new ViewBadRequest({

@@ -15,6 +15,9 @@ import * as Schema from "effect/Schema"
 import type { ViewExporter } from "@account-bills/view"
 import * as Flags from "./Flags.js"
 import { importStore } from "./StoreModule.js"
+import type { ExportFlags } from "./ExportFlags.js"
+import { isJournalFormat } from "./JournalExport.js"
+import { isTaxFormat } from "./TaxExport.js"
 import { parseTime } from "./TimeFlag.js"
 
 const flags = {
@@ -54,6 +57,10 @@ export class ViewFailed extends Schema.TaggedError<ViewFailed>("@account-bills/n
   }
 }
 
+/** Whether `format` is one `bills export --format` takes. */
+const isFormat = (format: string): format is ExportFlags["format"] =>
+  format === "ndjson" || format === "csv" || isTaxFormat(format) || isJournalFormat(format)
+
 /**
  * The page's download: `bills export --db` with the request's flags, into `out`; a failure is the
  * one line the export prints for it.
@@ -71,11 +78,14 @@ export const exportToFile = (request: ViewExporter.DownloadRequest, out: string)
         text === undefined ? Either.right(Option.none()) : Either.map(parseTime(flag, text), Option.some)
       const from = time("from", request.from)
       const to = time("to", request.to)
+      const format = request.format
+      if (!isFormat(format))
+        return { _tag: "Refused", usage: true, message: `--format ${format}: not a format of bills export` } as const
       if (Either.isLeft(from)) return { _tag: "Refused", usage: true, message: from.left } as const
       if (Either.isLeft(to)) return { _tag: "Refused", usage: true, message: to.left } as const
       return yield* runExport({
         account: Option.some(request.account),
-        format: request.format as Parameters<typeof runExport>[0]["format"],
+        format,
         from: from.right,
         to: to.right,
         coinId: Option.fromNullable(request.coinId),
