@@ -1,4 +1,4 @@
-// Takes docs/images/view.png: the page over a seeded store, in headless Chromium.
+// Takes docs/images/view.png (pnpm tsx --conditions=@account-bills/source packages/view/test/screenshot.mts): the page over a seeded store, in headless Chromium.
 import * as Effect from "effect/Effect"
 import * as Scope from "effect/Scope"
 import { exportToFile } from "../../node/src/cli/ViewCommand.js"
