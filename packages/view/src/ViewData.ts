@@ -7,7 +7,8 @@
  *
  * @since 0.1.0
  */
-import { type BillsApi, Ledger, LedgerEvents, TaxFiles } from "@account-bills/core"
+import { Ledger, LedgerEvents, TaxFiles } from "@account-bills/books"
+import type { BillsApi } from "@account-bills/core"
 import {
   type BillCursor,
   type BillKind,

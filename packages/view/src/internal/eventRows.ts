@@ -2,7 +2,7 @@
  * An event of `LedgerEvents` as one row of the page's list: its kind, time, a sentence with the
  * exchange's amounts, the bills it came from, and whether a tax file writes it flagged.
  */
-import { type LedgerEvents, TaxFiles } from "@account-bills/core"
+import { type LedgerEvents, TaxFiles } from "@account-bills/books"
 import * as DateTime from "effect/DateTime"
 
 /** One event as the page lists it. */
