@@ -31,8 +31,9 @@ const flags = {
     Options.withDescription("the address to listen on (default: 127.0.0.1; the page has no login)"),
     Options.withDefault("127.0.0.1")
   ),
-  port: Options.integer("port").pipe(
+  port: Options.text("port").pipe(
     Options.withPseudoName("N"),
+    Options.withSchema(Flags.wholeNumber("port", 0, 65_535)),
     Options.withDescription("the port (default: 7400; 0: a free one)"),
     Options.withDefault(7400)
   ),
