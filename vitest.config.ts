@@ -14,8 +14,9 @@ export default defineConfig({
   ssr: { resolve: { conditions: conditions.filter((condition) => condition !== "module") } },
   test: {
     include: ["packages/*/test/**/*.test.ts", "examples/**/*.test.ts"],
-    // The `bills` program the process tests start, bundled once per run from the sources.
-    globalSetup: ["packages/node/test/support/billsBin.ts"],
+    // The `bills` program the process tests start, and the view's page, bundled once per run from
+    // the sources.
+    globalSetup: ["packages/node/test/support/billsBin.ts", "packages/view/test/support/pageBundle.ts"],
     testTimeout: 60_000,
     // Vitest leaves a core to its main process; most of the long files wait (on child
     // processes, servers, databases) rather than compute, so a worker per core finishes sooner.

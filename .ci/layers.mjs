@@ -1,7 +1,7 @@
 // The house's one rule (docs/ARCHITECTURE.md, "The house"): a package imports only packages below
 // it, never one above, never itself through another. The layers, lowest first:
 //
-//   core → books → store → fleet → node → bench, examples      (the view, when it comes: over store, books)
+//   core → books → store → fleet, view → node → bench, examples      (the view reads the store and the books)
 //
 // Checked in every file a package ships or builds with (src/ and scripts/ of each package, bench/
 // and examples/), for every way a module names another: `import … from`, `export … from`,
@@ -22,7 +22,7 @@ import { fileURLToPath } from "node:url"
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..")
 
 /** Each layer's rank: a package may import the packages of a lower rank only. */
-const rank = { core: 0, books: 1, store: 2, view: 2, fleet: 3, node: 4, bench: 5, examples: 5 }
+const rank = { core: 0, books: 1, store: 2, view: 3, fleet: 3, node: 4, bench: 5, examples: 5 }
 /** The directory of each layer. */
 const dirOf = (name) => (name === "bench" || name === "examples" ? name : `packages/${name}`)
 /** Imports allowed against the rule, as "from-file → package". */

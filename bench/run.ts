@@ -57,9 +57,10 @@ import { journalBench } from "./journals.js"
 import { type LimiterWaitMode, limiterWaitBench } from "./limiterWait.js"
 import type { Timing } from "./storeExports.js"
 import { type PassCpuRun, passCpuBench } from "./passCpu.js"
+import { viewBench } from "./view.js"
 
 const quick = process.argv.includes("--quick")
-/** `--only <name>` runs one section: throughput, decoding, saturation, memory, far, startup, store, fleet (kept: its first-sync part alone), horizon, addresses, contract, tax, journals, passcpu or limiterwait. */
+/** `--only <name>` runs one section: throughput, decoding, saturation, memory, far, startup, store, fleet (kept: its first-sync part alone), horizon, addresses, contract, tax, journals, passcpu, limiterwait or view. */
 const onlyAt = process.argv.indexOf("--only")
 const only = onlyAt >= 0 ? process.argv[onlyAt + 1] : undefined
 const wanted = (name: string) => only === undefined || only === name
@@ -715,6 +716,56 @@ const taxFiles = async () => {
   exportRows("13 tax", figures.bills, figures.csv, figures.formats)
 }
 
+/** Section 17: `bills view` over a store of a million bills, measured in headless Chromium. */
+const view = async () => {
+  const figures = await viewBench(quick ? 100_000 : 1_000_000)
+  results.view = figures
+  const section = "17 view"
+  const ms = (value: number) => `${fmt(value, 0)} ms`
+  const bills = figures.bills.toLocaleString("en")
+  if (figures.buildSeconds !== undefined)
+    row(section, `store of ${bills} bills written (kept for the next run)`, `${fmt(figures.buildSeconds, 0)} s`)
+  row(
+    section,
+    `overview first paint, ${bills} bills (median of 3)`,
+    ms(figures.firstPaintMillis),
+    "≤ 1,000 ms",
+    figures.firstPaintMillis <= 1_000
+  )
+  row(
+    section,
+    "overview first paint, a fresh browser's first page",
+    ms(figures.coldPaintMillis),
+    "≤ 1,000 ms",
+    figures.coldPaintMillis <= 1_000
+  )
+  row(
+    section,
+    "filter change: table drawn",
+    ms(figures.filterTableMillis),
+    "≤ 200 ms",
+    figures.filterTableMillis <= 200
+  )
+  row(
+    section,
+    "filter change: chart drawn too",
+    ms(figures.filterChartMillis),
+    "≤ 200 ms",
+    figures.filterChartMillis <= 200
+  )
+  for (const [name, value] of Object.entries(figures.pageMillis)) {
+    row(section, `table page at the API (${name})`, ms(value), "≤ 50 ms", value <= 50)
+  }
+  row(
+    section,
+    "points of a year's series (largest)",
+    fmt(figures.seriesPoints),
+    "≤ 2,000",
+    figures.seriesPoints <= 2_000
+  )
+  row(section, "a year's series at the API (median)", ms(figures.seriesMillis))
+}
+
 /** Section 14: a journal from a store costs at most twice the CSV export of the same bills, and each tool accepts it. */
 const journals = async () => {
   const figures = await journalBench(quick ? 10_000 : 100_000, quick ? 3 : 1)
@@ -1101,6 +1152,10 @@ const main = async () => {
     if (wanted("passcpu")) {
       console.error("15. what a fleet pass costs in CPU (a runner process, PostgreSQL and Redis) ...")
       await passCpu()
+    }
+    if (wanted("view")) {
+      console.error("17. bills view over a million bills, in headless Chromium ...")
+      await view()
     }
     if (server !== undefined && wanted("limiterwait")) {
       console.error("16. the client waiting for its limiter against running free (real time) ...")

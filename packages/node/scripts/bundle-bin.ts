@@ -56,8 +56,17 @@ const result = await buildWithTopHelp(
       sourcemap: false,
       // The drivers of @account-bills/store (and of its SQL clients), none of which uses effect: an
       // install without the store carries none of them.
-      // The fleet is a package of its own, loaded by `bills fleet` from the user's install.
-      external: ["@libsql/client", "libsql", "pg", "pg-connection-string", "pg-cursor", "@account-bills/fleet"],
+      // The fleet and the view are packages of their own, loaded by `bills fleet` and `bills view`
+      // from the user's install.
+      external: [
+        "@libsql/client",
+        "libsql",
+        "pg",
+        "pg-connection-string",
+        "pg-cursor",
+        "@account-bills/fleet",
+        "@account-bills/view"
+      ],
       outExtension: { ".js": ".js" },
       metafile: true,
       plugins: [fleetApart]

@@ -56,7 +56,7 @@ describe("bills, as a person reads it", () => {
     const mistyped = await runCli(["exprt"], env())
     expect(mistyped.code).toBe(2)
     expect(mistyped.stderr).toBe(
-      'bills: "exprt" is not a command of bills; did you mean export? (export, audit, sync, fake-exchange, fleet)\n'
+      'bills: "exprt" is not a command of bills; did you mean export? (export, audit, sync, view, fake-exchange, fleet)\n'
     )
     const exported = await runCli(["export", "--help"], env())
     expect(exported.stdout).toContain("$ bills export [--account funding|spot|contract|all]")
@@ -83,7 +83,7 @@ describe("bills, as a person reads it", () => {
     const root = await runCli(["--help"], env())
     expect(root.code).toBe(0)
     const description = root.stdout.split("DESCRIPTION")[1]?.split("COMMANDS")[0] ?? ""
-    for (const command of ["export", "audit", "sync", "fake-exchange", "fleet"]) {
+    for (const command of ["export", "audit", "sync", "view", "fake-exchange", "fleet"]) {
       expect(description).toContain(command)
     }
     const helps = [
@@ -92,6 +92,7 @@ describe("bills, as a person reads it", () => {
         [
           ["export", "--help"],
           ["audit", "--help"],
+          ["view", "--help"],
           ["fake-exchange", "--help"],
           ["fleet", "--help"],
           ["fleet", "run", "--help"],
@@ -117,9 +118,9 @@ describe("bills, as a person reads it", () => {
       expect(help).toContain("--log-level all|trace|debug|info|warning|error|fatal|none")
     }
     expect(helps[0]).toMatch(/\n {2}fake-exchange\n {6}run a fake exchange/)
-    expect(helps[5]).toContain("--db URL")
-    expect(helps[5]).toContain("--interval DURATION")
-    expect(helps[3]).toContain("--order newest-first|oldest-first")
+    expect(helps[6]).toContain("--db URL")
+    expect(helps[6]).toContain("--interval DURATION")
+    expect(helps[4]).toContain("--order newest-first|oldest-first")
 
     const fleetTypo = await runCli(["fleet", "adds"], env())
     expect(fleetTypo.code).toBe(2)

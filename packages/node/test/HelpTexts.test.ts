@@ -16,6 +16,7 @@ const helps: ReadonlyArray<readonly [string, ReadonlyArray<string>]> = [
   ["export", ["export", "--help"]],
   ["audit", ["audit", "--help"]],
   ["sync", ["sync", "--help"]],
+  ["view", ["view", "--help"]],
   ["fake-exchange", ["fake-exchange", "--help"]],
   ["fleet", ["fleet", "--help"]],
   ["fleet-bare", ["fleet"]],

@@ -19,6 +19,7 @@ import { BillsStore, type OpenOptions } from "./BillsStore.js"
 import * as SqliteClient from "./internal/sqliteClient.js"
 import { isMissingDatabase, mapSqlFailure } from "./internal/sqlFailure.js"
 import { missingDatabase, type StoreError, StoreNotFound } from "./StoreErrors.js"
+import { StoreReader } from "./StoreReader.js"
 import * as StoreTarget from "./StoreTarget.js"
 
 /**
@@ -63,19 +64,43 @@ export const forTarget = (
   target: StoreTarget.StoreTarget,
   options?: OpenOptions
 ): Layer.Layer<BillsStore, StoreError> =>
-  Layer.scopedContext(
-    Effect.gen(function* () {
-      if (target._tag === "Sqlite" && options?.create === false) yield* sqliteFileExists(target)
-      const sql = yield* client(target).pipe(
-        // A PostgreSQL database is the server's to create, for a sync as for a read: both say so
-        // in the same words.
-        Effect.catchIf(isMissingDatabase, () => new StoreNotFound({ target: target.display, reason: missingDatabase })),
-        mapSqlFailure(target.display)
-      )
-      const store = yield* Effect.provideService(BillsStore.make(target.display, options), SqlClient.SqlClient, sql)
-      return Context.make(BillsStore, store)
-    })
-  ).pipe(Layer.provide(Reactivity.layer))
+  Layer.scopedContext(Effect.map(opened(target, options), ({ store }) => Context.make(BillsStore, store))).pipe(
+    Layer.provide(Reactivity.layer)
+  )
+
+/** The store at `target`, opened and migrated, with the SQL client it was opened on. */
+const opened = (target: StoreTarget.StoreTarget, options: OpenOptions | undefined) =>
+  Effect.gen(function* () {
+    if (target._tag === "Sqlite" && options?.create === false) yield* sqliteFileExists(target)
+    const sql = yield* client(target).pipe(
+      // A PostgreSQL database is the server's to create, for a sync as for a read: both say so
+      // in the same words.
+      Effect.catchIf(isMissingDatabase, () => new StoreNotFound({ target: target.display, reason: missingDatabase })),
+      mapSqlFailure(target.display)
+    )
+    const store = yield* Effect.provideService(BillsStore.make(target.display, options), SqlClient.SqlClient, sql)
+    return { sql, store }
+  })
+
+/**
+ * An existing store at a `PATH|URL` as a user gives it, read only: the store and its
+ * `StoreReader`, on one connection. A missing store fails with `StoreNotFound`, as any read's.
+ *
+ * @since 0.3.0
+ * @category layers
+ */
+export const readerFrom = (text: string): Layer.Layer<BillsStore | StoreReader, StoreError> =>
+  Layer.unwrapEffect(
+    Effect.map(StoreTarget.parse(text), (target) =>
+      Layer.scopedContext(
+        Effect.gen(function* () {
+          const { sql, store } = yield* opened(target, { create: false })
+          const reader = yield* Effect.provideService(StoreReader.make(target.display), SqlClient.SqlClient, sql)
+          return Context.make(BillsStore, store).pipe(Context.add(StoreReader, reader))
+        })
+      ).pipe(Layer.provide(Reactivity.layer))
+    )
+  )
 
 /**
  * The store at `target`.

@@ -51,6 +51,17 @@ export * as StoreAccount from "./StoreAccount.js"
  * @category modules
  */
 export * as StoreBillsApi from "./StoreBillsApi.js"
+export {
+  type BillCursor,
+  type CoinGroup,
+  type Series,
+  type SeriesPoint,
+  type SeriesQuery,
+  type StoredBillRow,
+  type StoredBillsFilter,
+  StoreReader,
+  type StoreReaderShape
+} from "./StoreReader.js"
 /**
  * The store on SQLite or PostgreSQL.
  *

@@ -61,7 +61,7 @@ for (const engine of engines) {
         const error = yield* Effect.flip(open(target))
         expect(error._tag).toBe("StoreTooNew")
         expect(error.message).toBe(
-          `the store ${target.display} has schema version 7, newer than the 3 this version of account-bills knows; upgrade account-bills`
+          `the store ${target.display} has schema version 7, newer than the 4 this version of account-bills knows; upgrade account-bills`
         )
       })
     )

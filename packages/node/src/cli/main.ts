@@ -31,6 +31,7 @@ import { fakeExchangeCommand } from "./FakeExchangeCommand.js"
 import * as Colour from "./Colour.js"
 import { describeFailure, report } from "./FailureMessage.js"
 import { syncCommand } from "./SyncCommand.js"
+import { viewCommand } from "./ViewCommand.js"
 
 /**
  * Exit codes of the program.
@@ -50,14 +51,21 @@ const fleetCommand = Command.make("fleet").pipe(
   )
 )
 
-const subcommands = [exportCommand, auditCommand, syncCommand, fakeExchangeCommand("npx bills"), fleetCommand] as const
+const subcommands = [
+  exportCommand,
+  auditCommand,
+  syncCommand,
+  viewCommand,
+  fakeExchangeCommand("npx bills"),
+  fleetCommand
+] as const
 
 /** The names of the subcommands, for a mistyped one's suggestion. */
-const commandNames = ["export", "audit", "sync", "fake-exchange", "fleet"]
+const commandNames = ["export", "audit", "sync", "view", "fake-exchange", "fleet"]
 
 const bills = Command.make("bills").pipe(
   Command.withDescription(
-    "the bill history of a WEEX account (funding, spot, futures): export it (NDJSON, CSV, tax tools' files, journals), audit its balance chains, sync it into a store; fake-exchange runs a local exchange to try them on; fleet keeps many accounts current"
+    "the bill history of a WEEX account (funding, spot, futures): export it (NDJSON, CSV, tax tools' files, journals), audit its balance chains, sync it into a store, view a store in the browser; fake-exchange runs a local exchange to try them on; fleet keeps many accounts current"
   ),
   Command.withSubcommands(subcommands)
 )
