@@ -70,6 +70,8 @@ export const reasonOfV3 = (code: string, status: number): BillsApiErrorReason =>
     case "-1057": // user locked
       return "Permission"
     case "-1045": // Content-Type not JSON
+    case "-1121": // invalid symbol (the futures docs' "Error Codes" page)
+    case "-1150": // request method not supported (ccxt's notes on the v3 batch endpoints)
     case "-1140":
     case "-1141":
     case "-1142":

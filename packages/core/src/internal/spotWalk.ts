@@ -194,6 +194,22 @@ const stepWith = <B extends TimedBill>(
     inclusiveBefore === state.inclusiveBefore
   ) {
     const crowded = order === "newest-first" ? hi : order === "oldest-first" ? lo : (times[0] as number)
+    // A short page that says more, at one millisecond, with no cursor (the v2 futures docs'
+    // sample is one): its new bills are delivered and the window asked again, their ids kept, so
+    // nothing received is dropped; a page that brings nothing new fails, naming the millisecond.
+    const edgeKept = state.edgeMillisecond === undefined || state.edgeMillisecond === crowded
+    if (received.length < limit && bills.length > 0 && edgeKept) {
+      const carried = state.edgeMillisecond === crowded ? state.edgeBillIds : []
+      return Either.right({
+        bills,
+        next: {
+          ...state,
+          order,
+          edgeMillisecond: crowded,
+          edgeBillIds: [...carried, ...bills.filter((bill) => millisOf(bill) === crowded).map((bill) => bill.billId)]
+        }
+      })
+    }
     return incomplete(
       received.length < limit
         ? `the exchange said more bills follow a page of ${received.length} (limit ${limit}) that lies in this millisecond, and gave no cursor to read on by: no time window shows on which side of it the rest lies`
