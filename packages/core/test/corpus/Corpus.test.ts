@@ -371,9 +371,10 @@ const pageOf = (sample: Sample): string => {
 
 /** A decimal exact to its digits: the value equal, and the raw text the one the source printed. */
 const expectAmount = (actual: BigDecimal.BigDecimal, raw: unknown, expected: string, what: string) => {
-  expect(BigDecimal.equals(actual, BigDecimal.unsafeFromString(expected)), `${what}: ${BigDecimal.format(actual)}`).toBe(
-    true
-  )
+  expect(
+    BigDecimal.equals(actual, BigDecimal.unsafeFromString(expected)),
+    `${what}: ${BigDecimal.format(actual)}`
+  ).toBe(true)
   expect(raw, `${what} as sent`).toBe(expected)
 }
 
@@ -455,20 +456,20 @@ const oneCall = (sample: Sample, expected: BillsCase) =>
             expect(page.pageSize).toBe(expected.pageSize)
             expect(page.hasNextPage).toBe(expected.hasNextPage)
             expect(page.items.length).toBe(expected.bills.length)
-            expected.bills.forEach((bill, i) => expectFunding(page.items[i] as FundingBill, bill))
+            for (const [i, bill] of expected.bills.entries()) expectFunding(page.items[i] as FundingBill, bill)
             return
           }
           case "spotBills": {
             const bills = yield* api.spotBills({ after: from, before: to })
             expect(bills.length).toBe(expected.bills.length)
-            expected.bills.forEach((bill, i) => expectSpot(bills[i] as SpotBill, bill))
+            for (const [i, bill] of expected.bills.entries()) expectSpot(bills[i] as SpotBill, bill)
             return
           }
           case "contractBills": {
             const page = yield* api.contractBills({ startTime: from, endTime: to })
             expect(page.hasNextPage).toBe(expected.hasNextPage)
             expect(page.items.length).toBe(expected.bills.length)
-            expected.bills.forEach((bill, i) => expectContract(page.items[i] as ContractBill, bill))
+            for (const [i, bill] of expected.bills.entries()) expectContract(page.items[i] as ContractBill, bill)
             return
           }
         }
@@ -581,44 +582,49 @@ describe("corpus: server time as the exchange prints it", () => {
     const contract = readSample(hostPairs[version].contract)
     const spotTime = timeCases[spot.name] as number
     const contractTime = timeCases[contract.name] as number
-    it.scoped(`${version}: on a futures host of its own, contract requests are timed by that host's clock (${contract.name})`, () =>
-      Effect.gen(function* () {
-        yield* TestClock.setTime(now)
-        const spotHost = yield* loopbackExchange(
-          answerBills({
-            operation: "spotBills",
-            version,
-            page: version === "v3" ? "[]" : JSON.stringify({ code: "00000", msg: "success", requestTime: now, data: [] }),
-            times: [],
-            total: 0,
-            now,
-            time: { [timePath.spot[version]]: spot.body }
-          })
-        )
-        const contractHost = yield* loopbackExchange(
-          answerBills({
-            operation: "contractBills",
-            version,
-            page: JSON.stringify({ hasNextPage: false, items: [] }),
-            times: [],
-            total: 0,
-            now,
-            time: { [timePath.contract[version]]: contract.body }
-          })
-        )
-        yield* withApi({ baseUrl: spotHost.url, contractBaseUrl: contractHost.url, apiVersion: version }, (api) =>
-          Effect.gen(function* () {
-            yield* api.syncClock
-            yield* api.spotBills({ after: now - day, before: now })
-            yield* api.contractBills({ startTime: now - day, endTime: now })
-          })
-        )
-        const stamp = (host: Loopback, path: string) =>
-          host.received.filter((request) => request.path === path).map((request) => request["headers"]["access-timestamp"])
-        // The clock stands still, so each signed request carries its host's time to the ms.
-        expect(stamp(spotHost, billsPath[version].spotBills)).toEqual([String(spotTime)])
-        expect(stamp(contractHost, billsPath[version].contractBills)).toEqual([String(contractTime)])
-      })
+    it.scoped(
+      `${version}: on a futures host of its own, contract requests are timed by that host's clock (${contract.name})`,
+      () =>
+        Effect.gen(function* () {
+          yield* TestClock.setTime(now)
+          const spotHost = yield* loopbackExchange(
+            answerBills({
+              operation: "spotBills",
+              version,
+              page:
+                version === "v3" ? "[]" : JSON.stringify({ code: "00000", msg: "success", requestTime: now, data: [] }),
+              times: [],
+              total: 0,
+              now,
+              time: { [timePath.spot[version]]: spot.body }
+            })
+          )
+          const contractHost = yield* loopbackExchange(
+            answerBills({
+              operation: "contractBills",
+              version,
+              page: JSON.stringify({ hasNextPage: false, items: [] }),
+              times: [],
+              total: 0,
+              now,
+              time: { [timePath.contract[version]]: contract.body }
+            })
+          )
+          yield* withApi({ baseUrl: spotHost.url, contractBaseUrl: contractHost.url, apiVersion: version }, (api) =>
+            Effect.gen(function* () {
+              yield* api.syncClock
+              yield* api.spotBills({ after: now - day, before: now })
+              yield* api.contractBills({ startTime: now - day, endTime: now })
+            })
+          )
+          const stamp = (host: Loopback, path: string) =>
+            host.received
+              .filter((request) => request.path === path)
+              .map((request) => request.headers["access-timestamp"])
+          // The clock stands still, so each signed request carries its host's time to the ms.
+          expect(stamp(spotHost, billsPath[version].spotBills)).toEqual([String(spotTime)])
+          expect(stamp(contractHost, billsPath[version].contractBills)).toEqual([String(contractTime)])
+        })
     )
   }
 })
@@ -656,8 +662,8 @@ describe("corpus: failures as the exchange prints them", () => {
             )
             const error = yield* withApi(configFor(server, sample.version), (api) =>
               operation === "spotBills"
-                ? api.spotBills({ after: now - day, before: now })
-                : api.contractBills({ startTime: now - day, endTime: now })
+                ? Effect.asVoid(api.spotBills({ after: now - day, before: now }))
+                : Effect.asVoid(api.contractBills({ startTime: now - day, endTime: now }))
             ).pipe(Effect.flip)
             // Compared field by field: a failing match would print the whole error, causes and all.
             const seen = error as unknown as Record<string, unknown>
