@@ -548,14 +548,13 @@ const timeCases: Readonly<Record<string, number>> = {
   "v2-spot-time-ccxt-fork": 1622097118134,
   "v3-spot-time-ccxt-static": 1786304644759,
   "v3-contract-time-ccxt": 1764505776347,
-  "v2-contract-time-guide": 1765423487896
+  "v3-contract-time-probe": 1790134010126,
+  "v2-contract-time-guide": 1765423487896,
+  "v2-contract-time-openapi": 1716710918113
 }
 
-/** Per version, a spot-host and a futures-host time sample, for the two-host test. */
-const hostPairs = {
-  v2: { spot: "v2-spot-time-ccxt-fork", contract: "v2-contract-time-guide" },
-  v3: { spot: "v3-spot-time-ccxt-static", contract: "v3-contract-time-ccxt" }
-} as const
+/** Per version, the spot-host time sample a futures-host one is paired with in the two-host test. */
+const spotTimeOf = { v2: "v2-spot-time-ccxt-fork", v3: "v3-spot-time-ccxt-static" } as const
 
 describe("corpus: server time as the exchange prints it", () => {
   for (const [name, serverTime] of Object.entries(timeCases)) {
@@ -577,11 +576,12 @@ describe("corpus: server time as the exchange prints it", () => {
     )
   }
 
-  for (const version of ["v2", "v3"] as const) {
-    const spot = readSample(hostPairs[version].spot)
-    const contract = readSample(hostPairs[version].contract)
+  for (const [name, contractTime] of Object.entries(timeCases)) {
+    const contract = readSample(name)
+    if (!contract.hosts.includes("contract")) continue
+    const version = contract.version
+    const spot = readSample(spotTimeOf[version])
     const spotTime = timeCases[spot.name] as number
-    const contractTime = timeCases[contract.name] as number
     it.scoped(
       `${version}: on a futures host of its own, contract requests are timed by that host's clock (${contract.name})`,
       () =>
@@ -640,6 +640,11 @@ const failureCases: Readonly<Record<string, { readonly code: string; readonly re
   // REQUEST_METHOD_NOT_SUPPORTED: the request itself is refused, as a parameter is (ccxt: BadRequest).
   "v3-failure-method-ccxt": { code: "-1150", reason: "InvalidParameter" },
   "v3-failure-system-ccxt": { code: "-1054", reason: "ServerError" },
+  "v3-failure-parameter-limit-probe": { code: "-1142", reason: "InvalidParameter" },
+  "v3-failure-parameter-symbol-probe": { code: "-1142", reason: "InvalidParameter" },
+  "v3-failure-parameter-empty-probe": { code: "-1141", reason: "InvalidParameter" },
+  // INVALID_SYMBOL: a contract filter the exchange does not know is a refused parameter.
+  "v3-failure-symbol-docs": { code: "-1121", reason: "InvalidParameter" },
   "v2-failure-contract-521-empty": { code: "", reason: "ServerError" }
 }
 
