@@ -645,6 +645,10 @@ const failureCases: Readonly<Record<string, { readonly code: string; readonly re
   "v3-failure-parameter-empty-probe": { code: "-1141", reason: "InvalidParameter" },
   // INVALID_SYMBOL: a contract filter the exchange does not know is a refused parameter.
   "v3-failure-symbol-docs": { code: "-1121", reason: "InvalidParameter" },
+  "v3-failure-key-ccxt-early": { code: "-1044", reason: "Authentication" },
+  "v3-failure-signature-ccxt-early": { code: "-1047", reason: "Authentication" },
+  "v3-failure-permission-ccxt-early": { code: "-1052", reason: "Permission" },
+  "v3-failure-unknown-ccxt-early": { code: "-1000", reason: "Unknown" },
   "v2-failure-contract-521-empty": { code: "", reason: "ServerError" }
 }
 
