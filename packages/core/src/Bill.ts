@@ -124,13 +124,54 @@ export class SpotBill extends Schema.Class<SpotBill>("@account-bills/core/SpotBi
 }
 
 /**
+ * A number as the digits it was written with, when that is exact: the response lexer keeps every
+ * literal a JS number would not read back as written in a string, so a number here is exact. A
+ * literal in exponent notation (a server that writes its decimals as Java's `BigDecimal.toString`
+ * or Python's `json.dumps` of a float does: `1E-8`, `1e-05`) is written out in full, the same
+ * value: the futures interface may send its amounts as JSON numbers, and such a literal, once the
+ * lexer kept it as text, cannot be told from a string.
+ */
+const exactText = (value: unknown): unknown => {
+  const text = typeof value === "number" && Number.isFinite(value) ? String(value) : value
+  return typeof text === "string" ? (withoutExponent(text) ?? text) : text
+}
+
+/**
+ * An id as the wire may send it: a digit string, or a JSON number that is a safe integer (the
+ * response lexer turns a literal above 2^53 into its digit string before parsing, so a number
+ * here is exact). Anything else is passed on for the schema to refuse with its path.
+ */
+const idText = (value: unknown): unknown =>
+  typeof value === "number" && Number.isSafeInteger(value) && value >= 0 ? String(value) : value
+
+/**
+ * An integer field as the wire may send it: a JSON number, or a digit string (one public fixture
+ * sends `coinId: "82"` where the docs type an integer). Anything else is passed on for the schema
+ * to refuse with its path.
+ */
+const intOf = (value: unknown): unknown =>
+  typeof value === "string" && /^-?\d{1,15}$/.test(value) ? Number(value) : value
+
+/**
  * Decodes a JSON object into a record class, keeping the object itself as `raw`; extra
- * fields are ignored by the record schema and survive in `raw`.
+ * fields are ignored by the record schema and survive in `raw`. Every numeric field reads a JSON
+ * number or its digits as a string alike, exactly: ids and coin ids both ways, amounts as the
+ * digits they were written with.
  */
 const fromWire = <A, I extends { readonly raw: RawRecord }>(record: Schema.Schema<A, I>) =>
   Schema.transform(RawRecord, record, {
     strict: false,
-    decode: (raw) => ({ ...raw, raw }),
+    decode: (raw) => ({
+      ...raw,
+      billId: idText(raw.billId),
+      coinId: intOf(raw.coinId),
+      deltaAmount: exactText(raw.deltaAmount),
+      afterAmount: exactText(raw.afterAmount),
+      fees: exactText(raw.fees),
+      ...(raw.fillSize === undefined ? {} : { fillSize: exactText(raw.fillSize) }),
+      ...(raw.fillValue === undefined ? {} : { fillValue: exactText(raw.fillValue) }),
+      raw
+    }),
     encode: (encoded) => encoded.raw
   })
 
@@ -196,19 +237,6 @@ const pick = (raw: RawRecord, ...names: ReadonlyArray<string>): unknown => {
 }
 
 /**
- * A number as the digits it was written with, when that is exact: the response lexer keeps every
- * literal a JS number would not read back as written in a string, so a number here is exact. A
- * literal in exponent notation (a server that writes its decimals as Java's `BigDecimal.toString`
- * or Python's `json.dumps` of a float does: `1E-8`, `1e-05`) is written out in full, the same
- * value: the futures interface may send its amounts as JSON numbers, and such a literal, once the
- * lexer kept it as text, cannot be told from a string.
- */
-const exactText = (value: unknown): unknown => {
-  const text = typeof value === "number" && Number.isFinite(value) ? String(value) : value
-  return typeof text === "string" ? (withoutExponent(text) ?? text) : text
-}
-
-/**
  * A contract record as it comes over the wire, v2 or v3, to a `ContractBill` with the common
  * names. `billId` and `time` may be JSON numbers (the docs type them as Long); an id must then be
  * a safe integer, since a number above 2^53 has already lost digits (the client's response lexer
@@ -222,7 +250,7 @@ export const ContractBillFromWire: Schema.Schema<ContractBill, RawRecord> = Sche
   decode: (raw) => {
     const billId = raw.billId
     return {
-      billId: typeof billId === "number" && Number.isSafeInteger(billId) && billId >= 0 ? String(billId) : billId,
+      billId: idText(billId),
       coinName: pick(raw, "asset", "coin"),
       symbol: raw.symbol,
       bizType: pick(raw, "incomeType", "businessType"),
@@ -267,15 +295,29 @@ export const ContractBillsData: Schema.Schema<ContractBillsPage, unknown> = Sche
 ) as unknown as Schema.Schema<ContractBillsPage, unknown>
 
 /**
+ * An integer as a JSON number or as its digits in a string: the page counts of a funding answer
+ * come both ways in public samples, as ids and times do.
+ *
+ * @since 0.3.0
+ * @category schemas
+ */
+export const WireInt: Schema.Schema<number, number | string> = Schema.Union(
+  Schema.Int,
+  Schema.compose(Schema.String.pipe(Schema.pattern(/^-?\d{1,15}$/)), Schema.NumberFromString)
+).annotations({ identifier: "WireInt" })
+
+/**
  * One page of funding bills.
  *
  * @since 0.1.0
  * @category schemas
  */
 export class FundingBillsPage extends Schema.Class<FundingBillsPage>("@account-bills/core/FundingBillsPage")({
-  total: Schema.NonNegativeInt,
-  page: Schema.Int,
-  pageSize: Schema.Int,
+  total: WireInt.pipe(Schema.compose(Schema.NonNegativeInt)),
+  page: WireInt,
+  pageSize: WireInt,
+  /** v3's count of pages in the window, when the answer carries it. */
+  pages: Schema.optional(WireInt),
   hasNextPage: Schema.Boolean,
   items: Schema.Array(FundingBillFromWire)
 }) {}

@@ -22,6 +22,7 @@ import type * as DateTime from "effect/DateTime"
 import * as Schema from "effect/Schema"
 import * as Struct from "effect/Struct"
 import type { ContractBill, FundingBill, SpotBill } from "./Bill.js"
+import type { BillsIncomplete } from "./Errors.js"
 import { ContractBillsParams, FundingBillsParams, SpotBillsParams, type TimeInput } from "./Params.js"
 
 /**
@@ -242,6 +243,11 @@ export interface FundingPage {
   readonly requests: number
   /** Continue from here: no bill of this page or before comes again. */
   readonly cursor: FundingCursor
+  /**
+   * Set on a page whose fields disagree (the last by `hasNextPage`, short of its `total`): its
+   * bills are delivered, then the stream fails with this. Its cursor reads the page again.
+   */
+  readonly incomplete?: BillsIncomplete | undefined
   /**
    * The earliest time the exchange serves, on every page after the walk clipped its window to
    * the exchange's history horizon; bills before it are not in the stream.

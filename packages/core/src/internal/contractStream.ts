@@ -69,7 +69,12 @@ export const contractPages = (
         const after = { ...params, nextKeyId: String(nextKeyId), nextKeyTime }
         return listed(after, page(after))
       })
-      return { items: got.items, more: Option.getOrUndefined(more), last: got.hasNextPage === false }
+      return {
+        items: got.items,
+        more: Option.getOrUndefined(more),
+        last: got.hasNextPage === false,
+        saysMore: got.hasNextPage === true
+      }
     })
   const pages = windowPages({
     operation: "contractBills",

@@ -26,19 +26,27 @@ export interface Listed<B extends TimedBill> {
   readonly items: ReadonlyArray<B>
   /** The next page of the same listing, by the cursor the answer carried (contract v3's `nextKey`). */
   readonly more?: Effect.Effect<Listed<B>, BillsError> | undefined
-  /** The answer said nothing follows it (v3's `hasNextPage: false`). */
+  /** The answer said nothing follows it (`hasNextPage: false`). */
   readonly last?: boolean | undefined
+  /** The answer said more follow it (`hasNextPage: true`), however few bills it holds. */
+  readonly saysMore?: boolean | undefined
 }
 
 const millisOf = (bill: TimedBill): number => DateTime.toEpochMillis(bill.cTime)
 
 /**
- * The millisecond a full page lies at whole, when it lies inside the window `state` still reads:
- * the one case where the time walk cannot go on (`spotStep` fails there). `undefined` otherwise.
+ * The millisecond a full page (or a shorter one that says more follow) lies at whole, when it
+ * lies inside the window `state` still reads: the one case where the time walk cannot go on
+ * (`spotStep` fails there). `undefined` otherwise.
  */
-export const crowdedAt = (state: SpotWalkState, received: ReadonlyArray<TimedBill>, limit: number) => {
+export const crowdedAt = (
+  state: SpotWalkState,
+  received: ReadonlyArray<TimedBill>,
+  limit: number,
+  saysMore = false
+) => {
   const first = received[0]
-  if (received.length !== limit || first === undefined) return undefined
+  if ((received.length !== limit && !saysMore) || first === undefined) return undefined
   const m = millisOf(first)
   if (m < state.lo || m > state.hi) return undefined
   return received.every((bill) => millisOf(bill) === m) ? m : undefined
@@ -110,7 +118,7 @@ export const readCrowded = <B extends TimedBill>(
         }
       }
       // The listing ended inside the millisecond: it was all the window held.
-      if (page.items.length < limit || page.last === true)
+      if ((page.items.length < limit && page.saysMore !== true) || page.last === true)
         return { step: { bills, order: state.order, next: undefined }, requests }
       // A full page that brought nothing new would have the walk go round for ever.
       if (!fresh) return yield* Effect.fail(incomplete(crowded))

@@ -135,8 +135,15 @@ export const spotBills = (data: unknown): ReadonlyArray<SpotBill> | undefined =>
 export const fundingBillsPage = (data: unknown): FundingBillsPage | undefined => {
   const page = record(data)
   if (page === undefined) return undefined
-  const { total, hasNextPage } = page
-  if (!isInt(total) || total < 0 || typeof hasNextPage !== "boolean" || !isInt(page.page) || !isInt(page.pageSize)) {
+  const { total, hasNextPage, pages } = page
+  if (
+    !isInt(total) ||
+    total < 0 ||
+    typeof hasNextPage !== "boolean" ||
+    !isInt(page.page) ||
+    !isInt(page.pageSize) ||
+    (pages !== undefined && !isInt(pages))
+  ) {
     return undefined
   }
   const bills = items(page.items, fundingBill)
@@ -145,6 +152,7 @@ export const fundingBillsPage = (data: unknown): FundingBillsPage | undefined =>
   decoded.total = total
   decoded.page = page.page
   decoded.pageSize = page.pageSize
+  if (pages !== undefined) decoded.pages = pages
   decoded.hasNextPage = hasNextPage
   decoded.items = bills
   return decoded

@@ -6,7 +6,6 @@ import * as DateTime from "effect/DateTime"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Fiber from "effect/Fiber"
-import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
 import type { FundingBillsPage } from "../Bill.js"
 import { type BillsError, BillsIncomplete } from "../Errors.js"
@@ -24,7 +23,7 @@ import {
   ruleFields,
   servedFromOf
 } from "./historyRule.js"
-import { concurrencyOf, querySchema, sequential, startWalk, walk } from "./walk.js"
+import { concurrencyOf, nextState, querySchema, sequential, startWalk, walk } from "./walk.js"
 
 /** One funding call with parameters known to be valid. */
 export type FetchFunding = (params: ValidFundingBillsParams) => Effect.Effect<FundingBillsPage, BillsError>
@@ -101,17 +100,20 @@ const listingOrder = (page: FundingBillsPage): "newest-first" | "oldest-first" |
 }
 
 const applyPage = Effect.fnUntraced(function* (cursor: FundingCursor, planned: Planned, page: FundingBillsPage) {
-  const { bills, next } = yield* fundingStep(planned.state, page, maxPageSize)
+  const { bills, incomplete, next } = yield* fundingStep(planned.state, page, maxPageSize)
   const requests = cursor.requests + 1
   const order = cursor.order ?? listingOrder(page)
   const { from } = windowOf(cursor, planned.rule)
   const after =
-    next !== undefined
-      ? { pageIndex: next.pageIndex, previousPageBillIds: next.previousPageBillIds, total: next.total }
-      : planned.state.from > from
-        ? // This part is read; the part before it is next, from its first page.
-          { windowEnd: planned.state.from, pageIndex: 1, previousPageBillIds: [], total: undefined }
-        : { done: true }
+    incomplete !== undefined
+      ? // The doubted page stays the next to read: a resumed walk asks for it again.
+        {}
+      : next !== undefined
+        ? { pageIndex: next.pageIndex, previousPageBillIds: next.previousPageBillIds, total: next.total }
+        : planned.state.from > from
+          ? // This part is read; the part before it is next, from its first page.
+            { windowEnd: planned.state.from, pageIndex: 1, previousPageBillIds: [], total: undefined }
+          : { done: true }
   // Built from a checked cursor and the walk's own numbers: no need to check it again.
   const nextCursor = new FundingCursor(
     { ...cursor, ...ruleFields(planned.rule), ...(order === undefined ? {} : { order }), requests, ...after },
@@ -124,7 +126,8 @@ const applyPage = Effect.fnUntraced(function* (cursor: FundingCursor, planned: P
     received: page.items.length,
     requests,
     cursor: nextCursor,
-    servedFrom: servedFromOf(nextCursor)
+    servedFrom: servedFromOf(nextCursor),
+    ...(incomplete === undefined ? {} : { incomplete })
   }
   return result
 })
@@ -250,8 +253,10 @@ export const fundingPages =
                 }
               }
             })
-          return Stream.paginateEffect(first, (cursor) =>
+          return Stream.paginateEffect(first as FundingCursor | BillsIncomplete, (state) =>
             Effect.gen(function* () {
+              if (state instanceof BillsIncomplete) return yield* Effect.fail(state)
+              const cursor = state
               const planned = yield* plan(rules, cursor)
               if (planned.state.from < planned.state.end) yield* fetchAhead(cursor, planned)
               const fetched = inFlight.get(key(planned, cursor.pageIndex))
@@ -259,12 +264,14 @@ export const fundingPages =
               // A page fetched ahead may be older than the page before it: when bills were booked in
               // between, the two do not fit (the total fell). Fetched again now, it is newer, as in
               // a walk one page at a time; only if it still does not fit does the walk fail.
-              const next = yield* page(rules, cursor, fetched).pipe(
+              const read = yield* page(rules, cursor, fetched).pipe(
                 Effect.catchTag("BillsIncomplete", (error) =>
                   fetched === undefined ? Effect.fail(error) : page(rules, cursor)
                 )
               )
-              return [next, next.cursor.done ? Option.none() : Option.some(next.cursor)] as const
+              // A doubted last page read ahead is read again too before its doubt is believed.
+              const next = read.incomplete !== undefined && fetched !== undefined ? yield* page(rules, cursor) : read
+              return [next, nextState(next)] as const
             })
           )
         })

@@ -8,8 +8,13 @@
  * (a late booking) pushes the later bills one place down, so a page can repeat the end of the
  * one before: its ids are remembered, and only those.
  *
- * The page's own `total` is checked against the walk, so that a page the server drops or a
- * shift larger than one page fails the walk instead of leaving a silent gap.
+ * The walk goes on while the page says `hasNextPage` and stops when it does not: the exchange
+ * knows its pages, and its v3 docs' sample (`total: 12`, one item, `pages: 1`, `hasNextPage:
+ * false`) shows a `total` that counts something other than the pages' items. The `total` is
+ * still checked against the walk, so that a page the server drops or a shift larger than one
+ * page fails the walk instead of leaving a silent gap; where the last page leaves the total
+ * unlisted, its bills are delivered first and the walk fails after them, naming the fields that
+ * disagree, so nothing received is lost and nothing missing passes unseen.
  */
 import * as DateTime from "effect/DateTime"
 import * as Either from "effect/Either"
@@ -49,6 +54,8 @@ export const fundingRequest = (
 export interface FundingStep {
   readonly bills: ReadonlyArray<FundingBill>
   readonly next: FundingWalkState | undefined
+  /** The failure that follows this page's bills: the page is the last, and doubted. */
+  readonly incomplete?: BillsIncomplete | undefined
 }
 
 const incomplete = (description: string): Either.Either<never, BillsIncomplete> =>
@@ -101,19 +108,21 @@ export const fundingStep = (
   const read = (state.pageIndex - 1) * pageSize + items.length
   if (!page.hasNextPage) {
     if (read < total) {
-      return incomplete(
-        `page ${state.pageIndex} is said to be the last, but ${read} of ${total} bills have been listed`
-      )
+      const pages = page.pages === undefined ? "" : `, pages ${page.pages}`
+      return Either.right({
+        bills,
+        next: undefined,
+        incomplete: new BillsIncomplete({
+          operation: "fundingBills",
+          description: `page ${state.pageIndex} says it is the last (hasNextPage false${pages}), but it holds ${items.length} bills and ${read} of the total ${total} have been listed; the ${bills.length} bills received were delivered, the rest of the window is not known to be read`
+        })
+      })
     }
     return Either.right({ bills, next: undefined })
   }
-  // A next page must bring something new, and cannot lie beyond the total: otherwise the walk
-  // would go on forever.
+  // A next page must bring something new: otherwise the walk would go on forever.
   if (fresh === 0) {
     return incomplete(`page ${state.pageIndex} repeats the page before and says more follow`)
-  }
-  if (state.pageIndex * pageSize >= total) {
-    return incomplete(`page ${state.pageIndex} of ${total} bills says more follow`)
   }
   return Either.right({
     bills,

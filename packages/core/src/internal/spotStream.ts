@@ -144,11 +144,13 @@ export const windowPages =
             if (!(yield* rules.refused(rule, error, window, probe))) return yield* Effect.fail(error)
             continue
           }
-          const { items, more } = fetched.right
-          const stepped = spotStep(slice, request, items, maxPageSize, operation)
+          const { items, more, saysMore } = fetched.right
+          const stepped = spotStep(slice, request, items, maxPageSize, operation, saysMore === true)
           // A millisecond fuller than a page: read on by the cursor, when the answer gave one.
           const crowded =
-            Either.isLeft(stepped) && more !== undefined ? crowdedAt(slice, items, maxPageSize) : undefined
+            Either.isLeft(stepped) && more !== undefined
+              ? crowdedAt(slice, items, maxPageSize, saysMore === true)
+              : undefined
           const { requests, step } =
             crowded === undefined || more === undefined
               ? { requests: 1, step: yield* stepped }

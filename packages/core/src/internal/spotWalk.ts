@@ -8,7 +8,9 @@
  * bound to be inclusive; whatever comes back outside `[lo, hi]` is dropped.
  *
  * A page with fewer records than the limit is everything the server has in its window, which
- * covers `[lo, hi]`: the walk ends. A full page is the first `limit` records of the window in
+ * covers `[lo, hi]`: the walk ends, unless the answer says more follow (`hasNextPage: true`,
+ * which the futures interface's v3 docs show on a page of one bill): such a page is read as a
+ * full one, the first of the window's records in the server's order. A full page is the first `limit` records of the window in
  * the server's order. Newest-first, every bill later than the page's oldest millisecond `m`
  * is in it, so the window shrinks to `[lo, m]`; `m` itself stays in the window because only
  * some of its bills may have fitted, and the ids already emitted at `m` are remembered (and
@@ -99,7 +101,8 @@ export const spotStep = <B extends TimedBill>(
   request: SpotRequest,
   received: ReadonlyArray<B>,
   limit: number,
-  operation: OperationName = "spotBills"
+  operation: OperationName = "spotBills",
+  saysMore = false
 ): Either.Either<SpotStep<B>, BillsIncomplete> => {
   const incomplete = (description: string, millisecond?: number): Either.Either<never, BillsIncomplete> =>
     Either.left(
@@ -109,7 +112,7 @@ export const spotStep = <B extends TimedBill>(
         ...(millisecond === undefined ? {} : { millisecond })
       })
     )
-  return stepWith(state, request, received, limit, incomplete)
+  return stepWith(state, request, received, limit, incomplete, saysMore)
 }
 
 const stepWith = <B extends TimedBill>(
@@ -117,7 +120,8 @@ const stepWith = <B extends TimedBill>(
   request: SpotRequest,
   received: ReadonlyArray<B>,
   limit: number,
-  incomplete: (description: string, millisecond?: number) => Either.Either<never, BillsIncomplete>
+  incomplete: (description: string, millisecond?: number) => Either.Either<never, BillsIncomplete>,
+  saysMore: boolean
 ): Either.Either<SpotStep<B>, BillsIncomplete> => {
   if (received.length > limit) {
     return incomplete(`the exchange returned ${received.length} bills for a limit of ${limit}`)
@@ -161,7 +165,10 @@ const stepWith = <B extends TimedBill>(
     pageIds.add(bill.billId)
     bills.push(bill)
   }
-  if (received.length < limit) return Either.right({ bills, next: undefined, order })
+  if (received.length < limit && !saysMore) return Either.right({ bills, next: undefined, order })
+  if (received.length === 0) {
+    return incomplete("the exchange answered no bills for the window and said more follow")
+  }
 
   let nextLo = lo
   let nextHi = hi
@@ -188,7 +195,9 @@ const stepWith = <B extends TimedBill>(
   ) {
     const crowded = order === "newest-first" ? hi : order === "oldest-first" ? lo : (times[0] as number)
     return incomplete(
-      `at least ${limit} bills share this millisecond, more than one request returns, and no filter provably splits them (bizType values beyond the documented ones exist and coin ids cannot be listed)`,
+      received.length < limit
+        ? `the exchange said more bills follow a page of ${received.length} (limit ${limit}) that lies in this millisecond, and gave no cursor to read on by: no time window shows on which side of it the rest lies`
+        : `at least ${limit} bills share this millisecond, more than one request returns, and no filter provably splits them (bizType values beyond the documented ones exist and coin ids cannot be listed)`,
       crowded
     )
   }

@@ -10,7 +10,7 @@ import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import * as BillsMetrics from "../BillsMetrics.js"
-import { type BillsError, InvalidParams } from "../Errors.js"
+import { type BillsError, BillsIncomplete, InvalidParams } from "../Errors.js"
 import type { OperationName } from "../Operation.js"
 import { TimeBound } from "../Params.js"
 import { defaultConcurrency } from "../Streams.js"
@@ -100,22 +100,43 @@ export const startWalk = <Q extends QueryFields, I, C extends object>(
     return fresh(valid, Math.min(valid.to ?? now, now))
   })
 
+/**
+ * A page of a walk: its cursor, and the failure that follows its bills when its fields disagree
+ * (the page is delivered, then the stream fails: nothing received is dropped).
+ */
+export interface PageOfWalk<C> {
+  readonly cursor: C
+  readonly incomplete?: BillsIncomplete | undefined
+}
+
+/** What follows `page` in a walk: its cursor, the failure it carries, or the end. */
+export const nextState = <C extends { readonly done: boolean }>(
+  page: PageOfWalk<C>
+): Option.Option<C | BillsIncomplete> =>
+  page.incomplete !== undefined
+    ? Option.some(page.incomplete)
+    : page.cursor.done
+      ? Option.none()
+      : Option.some(page.cursor)
+
 /** Pages from `start` on, each fetched only when the stream is pulled. */
-export const sequential = <C extends { readonly done: boolean }, P extends { readonly cursor: C }>(
+export const sequential = <C extends { readonly done: boolean }, P extends PageOfWalk<C>>(
   start: C,
   page: (cursor: C) => Effect.Effect<P, BillsError>
 ): Stream.Stream<P, BillsError> =>
   start.done
     ? Stream.empty
-    : Stream.paginateEffect(start, (cursor) =>
-        Effect.map(page(cursor), (p) => [p, p.cursor.done ? Option.none() : Option.some(p.cursor)] as const)
+    : Stream.paginateEffect(start as C | BillsIncomplete, (state) =>
+        state instanceof BillsIncomplete
+          ? Effect.fail(state)
+          : Effect.map(page(state), (p) => [p, nextState(p)] as const)
       )
 
 /**
  * What a walk is built from, made when the stream is first pulled: where it starts, how one page
  * is fetched, and the stream of the pages after the first.
  */
-export interface WalkPlan<C, P> {
+export interface WalkPlan<C, P extends PageOfWalk<C>> {
   readonly start: C
   readonly page: (cursor: C) => Effect.Effect<P, BillsError>
   readonly rest: (page: P) => Stream.Stream<P, BillsError>
@@ -129,7 +150,7 @@ export interface WalkPlan<C, P> {
  * page (a fleet's steady pass, three a pass) paid about four times what the page's own effects
  * cost for it.
  */
-export const walk = <C extends { readonly done: boolean }, P extends { readonly cursor: C }>(
+export const walk = <C extends { readonly done: boolean }, P extends PageOfWalk<C>>(
   plan: Effect.Effect<WalkPlan<C, P>, BillsError>
 ): Stream.Stream<P, BillsError> =>
   Stream.suspend(() => {
@@ -152,7 +173,15 @@ export const walk = <C extends { readonly done: boolean }, P extends { readonly 
     )
     return Stream.concat(
       head,
-      Stream.suspend(() => (first === undefined || first.page.cursor.done ? Stream.empty : first.plan.rest(first.page)))
+      Stream.suspend(() =>
+        first === undefined
+          ? Stream.empty
+          : first.page.incomplete !== undefined
+            ? Stream.fail(first.page.incomplete)
+            : first.page.cursor.done
+              ? Stream.empty
+              : first.plan.rest(first.page)
+      )
     )
   })
 

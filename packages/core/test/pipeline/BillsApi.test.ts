@@ -189,7 +189,7 @@ describe("BillsApi failures", () => {
   })
 
   it.effect("a malformed record gives BillsDecodeError naming the field path", () => {
-    const bad = { ...fundingRecord, deltaAmount: "1e-5" }
+    const bad = { ...fundingRecord, deltaAmount: "1,5" }
     const { stub, effect } = run(
       [
         {

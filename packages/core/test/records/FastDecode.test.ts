@@ -95,7 +95,11 @@ describe("FastDecode", () => {
           const record: Record<string, unknown> = { ...spot[index] }
           if (drop) delete record[field]
           else record[field] = value
-          expectAgreement([spot[0], record])
+          // The fast path reads the wire's usual types; the schema also reads numbers the other
+          // way (a number for a string, a coin id as digits, an amount's exponent), and may be
+          // left to do so.
+          const normalised = typeof value === "number" || field === "coinId" || /e/i.test(String(value))
+          expectAgreement([spot[0], record], normalised)
         }
       ),
       { numRuns: 500 }

@@ -211,8 +211,9 @@ describe("a server that contradicts itself fails the walk instead of looping", (
       const api = yield* BillsApi
       const query = { concurrency: 1 }
       const stream = operation === "spot" ? api.streamSpotBills(query) : api.streamFundingBills(query)
-      const exit = yield* Effect.exit(Stream.runDrain(stream))
-      return { error: failureOf(exit), requests: stub.requests.length }
+      let bills = 0
+      const exit = yield* Effect.exit(Stream.runDrain(Stream.tap(stream, () => Effect.sync(() => bills++))))
+      return { error: failureOf(exit), requests: stub.requests.length, bills }
     }).pipe(Effect.provide(stub.layer))
   }
 
@@ -276,22 +277,36 @@ describe("a server that contradicts itself fails the walk instead of looping", (
     })
   )
 
-  it.effect("funding: hasNextPage beyond the total", () =>
+  it.effect("funding: hasNextPage is followed beyond the total, and a page that repeats the one before fails", () =>
     Effect.gen(function* () {
       const items = [{ ...record(1, now - 1000), fillSize: null, fillValue: null }]
-      const page = envelope({ total: 1, page: 1, pageSize: 100, hasNextPage: true, items })
-      const { error, requests } = yield* run([page], "funding")
-      expect(error?.message).toContain("says more follow")
-      expect(requests).toBe(1)
+      const more = envelope({ total: 1, page: 1, pageSize: 100, hasNextPage: true, items })
+      const last = envelope({
+        total: 1,
+        page: 2,
+        pageSize: 100,
+        hasNextPage: false,
+        items: [{ ...record(2, now - 2000), fillSize: null, fillValue: null }]
+      })
+      const followed = yield* run([more, last], "funding")
+      expect(followed).toEqual({ error: undefined, requests: 2, bills: 2 })
+      const { error, requests } = yield* run([more], "funding")
+      expect(error?.message).toContain("page 2 repeats the page before and says more follow")
+      expect(requests).toBe(2)
     })
   )
 
-  it.effect("funding: a last page that leaves bills of the total unlisted", () =>
+  // The v3 funding docs' sample: `total: 12`, one item, `pages: 1`, `hasNextPage: false`.
+  it.effect("funding: a last page that leaves bills of the total unlisted delivers its bills, then fails", () =>
     Effect.gen(function* () {
       const items = [{ ...record(1, now - 1000), fillSize: null, fillValue: null }]
-      const page = envelope({ total: 5, page: 1, pageSize: 100, hasNextPage: false, items })
-      const { error } = yield* run([page], "funding")
-      expect(error?.message).toContain("1 of 5 bills")
+      const page = envelope({ total: 12, page: 1, pageSize: 100, pages: 1, hasNextPage: false, items })
+      const { bills, error, requests } = yield* run([page], "funding")
+      expect(bills).toBe(1)
+      expect(requests).toBe(1)
+      expect(error?._tag).toBe("BillsIncomplete")
+      expect(error?.message).toContain("hasNextPage false, pages 1")
+      expect(error?.message).toContain("1 of the total 12")
     })
   )
 })
