@@ -5,6 +5,7 @@
  * here are written for the test, not taken from a source: they are the least an exchange that
  * printed the sample could answer next.
  */
+import * as Either from "effect/Either"
 import type { Received, Reply } from "./loopbackExchange.js"
 
 /** An operation with bills. */
@@ -60,6 +61,14 @@ export const answerTime =
 const numberOf = (value: unknown): number | undefined =>
   typeof value === "number" ? value : typeof value === "string" && /^\d+$/.test(value) ? Number(value) : undefined
 
+/** A request body's fields; a body that is not a JSON object has none. */
+const bodyFields = (text: string): Record<string, unknown> => {
+  const parsed = Either.getOrUndefined(Either.try(() => JSON.parse(text) as unknown))
+  return typeof parsed === "object" && parsed !== null && !Array.isArray(parsed)
+    ? (parsed as Record<string, unknown>)
+    : {}
+}
+
 /** The window a request body asks for, its bounds taken as inclusive (absent: open). */
 const windowOf = (operation: BillsOperation, body: Record<string, unknown>) =>
   operation === "spotBills"
@@ -111,8 +120,7 @@ export const answerBills = (options: {
     const timeReply = time(request)
     if (timeReply !== undefined) return timeReply
     if (request.path !== billsPath[options.version][options.operation]) return notFound
-    const parsed: unknown = request.body === "" ? {} : JSON.parse(request.body)
-    const body = typeof parsed === "object" && parsed !== null ? (parsed as Record<string, unknown>) : {}
+    const body = bodyFields(request.body)
     const { from, to } = windowOf(options.operation, body)
     const inside = options.times.filter((t) => (from === undefined || t >= from) && (to === undefined || t <= to))
     const later = options.operation === "fundingBills" && (numberOf(body.pageIndex) ?? 1) > 1
