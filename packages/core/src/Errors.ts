@@ -7,7 +7,7 @@
  */
 import * as Schema from "effect/Schema"
 
-const Operation = Schema.Literal("fundingBills", "spotBills", "contractBills", "serverTime")
+const Operation = Schema.Literal("fundingBills", "spotBills", "contractBills", "serverTime", "contractServerTime")
 
 /**
  * Parameters that break the interface's contract. Raised before anything is sent.

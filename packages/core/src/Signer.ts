@@ -48,6 +48,13 @@ export interface RequestToSign {
   readonly path: string
   readonly query: string
   readonly body: string
+  /**
+   * The offset to the clock of the host the request goes to, when that host keeps its own (the
+   * futures host, when it is not the spot host); the signer's own offset otherwise. Not signed.
+   *
+   * @since 0.3.0
+   */
+  readonly clockOffset?: number | undefined
 }
 
 /**
@@ -76,9 +83,9 @@ export class Signer extends Context.Tag("@account-bills/core/Signer")<Signer, Si
   static readonly make = Effect.fnUntraced(function* (credentials: Credentials) {
     const key = yield* importSecret(Redacted.value(credentials.secret))
     const offset = yield* Ref.make(0)
-    const headers = Effect.fnUntraced(function* (request: RequestToSign) {
+    const headers = Effect.fnUntraced(function* ({ clockOffset, ...request }: RequestToSign) {
       const now = yield* Clock.currentTimeMillis
-      const timestamp = String(now + (yield* Ref.get(offset)))
+      const timestamp = String(now + (clockOffset ?? (yield* Ref.get(offset))))
       const signature = yield* signWithKey(key, { timestamp, ...request })
       return {
         "ACCESS-KEY": Redacted.value(credentials.apiKey),

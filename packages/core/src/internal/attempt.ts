@@ -36,8 +36,8 @@ export type Send = (
  */
 export const makeSend =
   (client: HttpClient.HttpClient, config: BillsConfigShape, wire: EnvelopeInterpreter): Send =>
-  (operation, request) =>
-    client.execute(request).pipe(
+  (operation, request) => {
+    return client.execute(request).pipe(
       Effect.flatMap((response) =>
         Effect.map(response.text, (received) => ({
           status: response.status,
@@ -69,6 +69,7 @@ export const makeSend =
           : Effect.flatMap(Clock.currentTimeMillis, (now) => wire.interpret(operation, response, now))
       )
     )
+  }
 
 /**
  * What the limiter learns from an attempt: where the server placed it (its stamp, when the
@@ -104,6 +105,8 @@ export const makeAttempt =
     readonly limiter: BillsRateLimiterShape
     readonly config: BillsConfigShape
     readonly wire: EnvelopeInterpreter
+    /** The futures host's own clock offset, when it keeps one and it was measured. */
+    readonly contractClockOffset?: Effect.Effect<number | undefined> | undefined
   }) =>
   (operation: OperationName, body: string) =>
   (ordinal: number): Effect.Effect<Answer, BillsError> => {
@@ -115,7 +118,17 @@ export const makeAttempt =
       // Granted: what follows is the round trip, the wait before it was the limiter's.
       yield* FiberRef.set(lastSentAt, yield* Clock.currentTimeMillis)
       const path = wire.operationPath[operation]
-      const headers = yield* signer.headers({ method: "POST", path, query: "", body })
+      const clockOffset =
+        operation === "contractBills" && options.contractClockOffset !== undefined
+          ? yield* options.contractClockOffset
+          : undefined
+      const headers = yield* signer.headers({
+        method: "POST",
+        path,
+        query: "",
+        body,
+        ...(clockOffset === undefined ? {} : { clockOffset })
+      })
       // The contract interface has a host of its own.
       const base = operation === "contractBills" ? config.contractBaseUrl : config.baseUrl
       const request = HttpClientRequest.post(base + path).pipe(

@@ -42,6 +42,8 @@ export interface EnvelopeInterpreter {
   readonly operationPath: Readonly<Record<OperationName, string>>
   /** Path of the public, unsigned server-time endpoint. */
   readonly serverTimePath: string
+  /** Path of the futures host's own public time endpoint. */
+  readonly contractServerTimePath: string
   /** The answer's payload, or the failure it stands for; `now` resolves an HTTP-date `Retry-After`. */
   readonly interpret: (
     operation: CallName,
@@ -55,6 +57,8 @@ export interface EnvelopeInterpreter {
   ) => (answer: Answer) => Effect.Effect<A, BillsDecodeError>
   /** The server's clock, in epoch ms, from the time endpoint's payload. */
   readonly serverTime: (answer: Answer) => Effect.Effect<number, BillsDecodeError>
+  /** The futures host's clock, in epoch ms, from its time endpoint's payload. */
+  readonly contractServerTime: (answer: Answer) => Effect.Effect<number, BillsDecodeError>
 }
 
 const excerptLength = 200

@@ -23,7 +23,7 @@ import {
 } from "./envelope.js"
 import { reasonOf, reasonOfV3 } from "./errorReason.js"
 import { firstIssue } from "./parseIssue.js"
-import { operationPath, serverTimePath, successCode } from "./protocol.js"
+import { successCode, versionPaths } from "./protocol.js"
 
 const Envelope = Schema.Struct({
   code: Schema.String,
@@ -43,6 +43,25 @@ const CodedBody = Schema.Struct({
 const decodeCoded = Schema.decodeUnknownEither(CodedBody)
 
 const decodeServerTime = decodeData("serverTime", ServerTimeMillis)
+
+// The futures host's market clock answers bare, `{"epoch": "…", "iso": "…", "timestamp": ms}`
+// (its docs; clients in public repositories read `timestamp`); an envelope around the number is
+// read too, since the host answers either form.
+const decodeContractServerTime = decodeData(
+  "contractServerTime",
+  Schema.Union(
+    ServerTimeMillis,
+    Schema.transform(Schema.Struct({ timestamp: ServerTimeMillis }), Schema.Number, {
+      strict: true,
+      decode: (time) => time.timestamp,
+      encode: (timestamp) => ({ timestamp })
+    })
+  ),
+  ""
+)
+
+/** Whether a call goes to the futures host, whose answers take its own forms. */
+const futuresHost = (operation: CallName) => operation === "contractBills" || operation === "contractServerTime"
 
 const spotStatusReason = (status: number) => reasonOf("", status)
 
@@ -128,19 +147,19 @@ const interpretFutures = (
  * The v2 interpreter.
  */
 export const envelopeV2: EnvelopeInterpreter = {
-  operationPath,
-  serverTimePath,
+  ...versionPaths.v2,
   interpret: (operation, response, now) => {
     const retryAfter = retryAfterMillis(response.retryAfter, now)
     const body = parseBody(response.text)
     if (Either.isLeft(body)) {
       return unreadable(operation, response, retryAfter, firstIssue(body.left), spotStatusReason, "Json")
     }
-    return operation === "contractBills"
+    return futuresHost(operation)
       ? interpretFutures(response, body.right, operation, retryAfter)
       : interpretEnvelope(response, body.right, operation, retryAfter)
   },
   // The futures answer is the body itself: its fields are named from the top.
-  decode: (operation, schema) => decodeData(operation, schema, operation === "contractBills" ? "" : "data"),
-  serverTime: (answer) => decodeServerTime(answer)
+  decode: (operation, schema) => decodeData(operation, schema, futuresHost(operation) ? "" : "data"),
+  serverTime: (answer) => decodeServerTime(answer),
+  contractServerTime: (answer) => decodeContractServerTime(answer)
 }

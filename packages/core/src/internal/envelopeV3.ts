@@ -28,6 +28,8 @@ const Failure = Schema.Struct({
 const decodeFailure = Schema.decodeUnknownEither(Failure)
 
 const decodeServerTime = decodeData("serverTime", Schema.Struct({ serverTime: ServerTimeMillis }), "")
+// The futures host's v3 market clock answers as the spot host's does, `{"serverTime": ms}`.
+const decodeContractServerTime = decodeData("contractServerTime", Schema.Struct({ serverTime: ServerTimeMillis }), "")
 
 /** The status text a failure without a readable body is reported with. */
 const statusReason = (status: number) => reasonOfV3("", status)
@@ -76,5 +78,6 @@ export const envelopeV3: EnvelopeInterpreter = {
     )
   },
   decode: (operation, schema) => decodeData(operation, schema, ""),
-  serverTime: (answer) => Effect.map(decodeServerTime(answer), (time) => time.serverTime)
+  serverTime: (answer) => Effect.map(decodeServerTime(answer), (time) => time.serverTime),
+  contractServerTime: (answer) => Effect.map(decodeContractServerTime(answer), (time) => time.serverTime)
 }

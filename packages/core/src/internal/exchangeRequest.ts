@@ -4,6 +4,7 @@
  */
 import * as HttpClient from "@effect/platform/HttpClient"
 import * as Effect from "effect/Effect"
+import * as Ref from "effect/Ref"
 import type * as Schema from "effect/Schema"
 import { type ApiVersion, BillsConfig } from "../BillsConfig.js"
 import { BillsRateLimiter } from "../BillsRateLimiter.js"
@@ -54,11 +55,49 @@ export const makeExchangeRequest: Effect.Effect<
   const client = HttpClient.withTracerPropagation(yield* HttpClient.HttpClient, false)
   const waits = yield* ClockWaits
   const send = makeSend(client, config, wire)
-  const { repair, syncClock } = yield* makeClockSync({ send, signer, config, wire, waits })
-  const attempt = makeAttempt({ send, signer, limiter, config, wire })
+  const spotClock = yield* makeClockSync({
+    send,
+    config,
+    waits,
+    call: "serverTime",
+    url: config.baseUrl + wire.serverTimePath,
+    read: wire.serverTime,
+    setOffset: signer.setClockOffset
+  })
+  // The futures host on another origin keeps its own clock: a request there is timed against it,
+  // and a timestamp refusal there measures it, not the spot host's. Until it is measured the
+  // spot host's offset stands in (one exchange's hosts usually agree).
+  const ownContractClock = new URL(config.contractBaseUrl).origin !== new URL(config.baseUrl).origin
+  const contractOffset = yield* Ref.make<number | undefined>(undefined)
+  const contractClock = ownContractClock
+    ? yield* makeClockSync({
+        send,
+        config,
+        waits,
+        call: "contractServerTime",
+        url: config.contractBaseUrl + wire.contractServerTimePath,
+        read: wire.contractServerTime,
+        setOffset: (millis) => Ref.set(contractOffset, Math.round(millis))
+      })
+    : spotClock
+  const attempt = makeAttempt({
+    send,
+    signer,
+    limiter,
+    config,
+    wire,
+    ...(ownContractClock ? { contractClockOffset: Ref.get(contractOffset) } : {})
+  })
   return {
-    request: (operation, body) => retryExchangeCall(attempt(operation, body), config, { clock: repair, waits }),
-    syncClock,
+    request: (operation, body) =>
+      retryExchangeCall(attempt(operation, body), config, {
+        clock: operation === "contractBills" ? contractClock.repair : spotClock.repair,
+        waits
+      }),
+    // Both hosts' clocks when they are two; the spot host's offset is the one returned.
+    syncClock: ownContractClock
+      ? Effect.zipLeft(spotClock.syncClock, contractClock.syncClock, { concurrent: true })
+      : spotClock.syncClock,
     version: config.apiVersion,
     decode: wire.decode
   }

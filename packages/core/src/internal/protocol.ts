@@ -31,19 +31,22 @@ export const successCode = "00000"
 export interface VersionPaths {
   readonly operationPath: Readonly<Record<OperationName, string>>
   readonly serverTimePath: string
+  /** The futures host's own time endpoint (its market interface's). */
+  readonly contractServerTimePath: string
 }
 
 /**
  * The paths of each interface version; v3 takes the same bodies and the same signature.
  */
 export const versionPaths: Readonly<Record<ApiVersion, VersionPaths>> = {
-  v2: { operationPath, serverTimePath },
+  v2: { operationPath, serverTimePath, contractServerTimePath: "/capi/v2/market/time" },
   v3: {
     operationPath: {
       fundingBills: "/api/v3/account/fundingBills",
       spotBills: "/api/v3/account/bills",
       contractBills: "/capi/v3/account/income"
     },
-    serverTimePath: "/api/v3/time"
+    serverTimePath: "/api/v3/time",
+    contractServerTimePath: "/capi/v3/market/time"
   }
 }

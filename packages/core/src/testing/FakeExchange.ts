@@ -168,10 +168,21 @@ export interface FakeExchangeOptions extends Partial<FakeBehaviour> {
       }
     | undefined
   /**
-   * Which contract ids the fake writes as bare JSON numbers, as the docs type them (`Long`):
-   * `"some"` (the default: those ending in an even digit), `"all"` or `"none"`. Since 0.2.0.
+   * Which contract ids the fake writes as bare JSON numbers: `"all"` (the default, as the docs'
+   * samples write them, `686960019383517338`), `"some"` (those ending in an even digit) or
+   * `"none"` (digit strings, as other public samples write them). Since 0.2.0.
    */
   readonly contractNumericIds?: NumericIds | undefined
+  /**
+   * The futures host's answers in the other forms public material shows, beside what its docs
+   * show (the default). Since 0.3.0.
+   */
+  readonly contractWire?: ContractWireOptions | undefined
+  /**
+   * The futures host's own clock, added to `Clock.currentTimeMillis` for its time endpoint and
+   * its requests' timestamps; default the spot host's (`clockOffsetMillis`). Since 0.3.0.
+   */
+  readonly contractClockOffsetMillis?: number | undefined
   readonly generate?: GenerateBillsOptions | undefined
   readonly credentials?: FakeCredentials | undefined
   /** Added to `Clock.currentTimeMillis` to give the fake's clock; default 0. */
@@ -190,6 +201,35 @@ export interface FakeExchangeOptions extends Partial<FakeBehaviour> {
         readonly random?: RandomFaults | undefined
       }
     | undefined
+}
+
+/**
+ * The futures host's answers in forms beside its docs' (see `FakeExchangeOptions.contractWire`).
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export interface ContractWireOptions {
+  /**
+   * v2: the page inside the spot host's envelope, `{"code": "00000", "msg", "requestTime",
+   * "data": [...]}`, as the client once assumed; default `false`, the docs' bare
+   * `{"hasNextPage", "items"}`.
+   */
+  readonly envelope?: boolean | undefined
+  /** v2: `ctime` as a digit string; default `false`, a JSON number as the docs' sample. */
+  readonly timesAsText?: boolean | undefined
+  /**
+   * v3: the cursor of a page that says more: `"object"` (the default,
+   * `{"nextKeyId", "nextKeyTime"}`), `"null"` or `"missing"`.
+   */
+  readonly nextKey?: "object" | "null" | "missing" | undefined
+  /**
+   * The most bills the host lists on one page, whatever the request's `limit`, saying
+   * `hasNextPage: true` when more follow: a page shorter than the limit that says more, as the
+   * docs' samples show one (one bill, `hasNextPage: true`). Default: the request's limit; v2's
+   * envelope, which carries no `hasNextPage`, is never cut short.
+   */
+  readonly pageSize?: number | undefined
 }
 
 /**
@@ -317,7 +357,7 @@ export interface FakeExchangeService {
 }
 
 type Route =
-  | { readonly _tag: "ServerTime" }
+  | { readonly _tag: "ServerTime"; readonly host: "spot" | "contract" }
   | { readonly _tag: "Operation"; readonly operation: OperationName }
   | {
       readonly _tag: "Rejected"
@@ -327,9 +367,9 @@ type Route =
 
 const routeOf = (request: FakeRequest, wire: WireFormat): Route => {
   const method = request.method.toUpperCase()
-  if (request.path === wire.serverTimePath) {
+  if (request.path === wire.serverTimePath || request.path === wire.contractServerTimePath) {
     return method === "GET"
-      ? { _tag: "ServerTime" }
+      ? { _tag: "ServerTime", host: request.path === wire.serverTimePath ? "spot" : "contract" }
       : { _tag: "Rejected", rejection: rejections.methodNotAllowed, operation: "serverTime" }
   }
   for (const operation of ["fundingBills", "spotBills", "contractBills"] as const) {
@@ -396,10 +436,16 @@ export const make = (options: FakeExchangeOptions = {}): Effect.Effect<FakeExcha
       contract,
       () => behaviour,
       apiVersion,
-      () => options.contractNumericIds ?? "some"
+      () => options.contractNumericIds ?? "all",
+      options.contractWire ?? {}
     )
 
     const serverTime = Effect.map(Clock.currentTimeMillis, (now) => now + clockOffsetMillis)
+    /** The futures host's clock: its own offset, or the spot host's. */
+    const contractTime = Effect.map(
+      Clock.currentTimeMillis,
+      (now) => now + (options.contractClockOffsetMillis ?? clockOffsetMillis)
+    )
 
     /** Logs the request and decides, at arrival, whether it is faulted, limited or admitted. */
     const arrive = (request: FakeRequest, route: Route, now: number): { entry: LogEntry; verdict: Verdict } => {
@@ -470,8 +516,11 @@ export const make = (options: FakeExchangeOptions = {}): Effect.Effect<FakeExcha
     })
 
     const handle = Effect.fn("FakeExchange.handle")(function* (request: FakeRequest) {
-      const now = yield* serverTime
       const route = routeOf(request, wire)
+      const onContractHost =
+        (route._tag === "ServerTime" && route.host === "contract") ||
+        (route._tag === "Operation" && route.operation === "contractBills")
+      const now = yield* onContractHost ? contractTime : serverTime
       const { entry, verdict } = yield* Effect.sync(() => arrive(request, route, now))
       const settle = (status: number, code: string | undefined) =>
         Effect.sync(() => {
@@ -479,7 +528,7 @@ export const make = (options: FakeExchangeOptions = {}): Effect.Effect<FakeExcha
         })
       if (route._tag === "ServerTime") {
         yield* settle(200, successCode)
-        return jsonResponse(200, wire.serverTimeBody(now))
+        return jsonResponse(200, route.host === "spot" ? wire.serverTimeBody(now) : wire.contractServerTimeBody(now))
       }
       if (route._tag === "Rejected") {
         yield* settle(route.rejection.status, route.rejection.code)

@@ -23,6 +23,12 @@
  * | 5xx  | `500`/`502`/`503` | reason phrase               | injected `Status` fault |
  * | any  | any     | any                                   | injected `Code` fault (e.g. `40200` maintenance with HTTP 200) |
  *
+ * The futures host answers as its docs' samples show (issue 49): on v2 `POST /capi/v2/account/bills`
+ * succeeds with the page bare, `{"hasNextPage": …, "items": [...]}`, no code, msg or stamp, ids
+ * and `ctime` as JSON numbers; `GET /capi/v2/market/time` answers `{"epoch", "iso", "timestamp"}`
+ * and `GET /capi/v3/market/time` `{"serverTime"}`. Its failures take the version's failure form
+ * above. `FakeExchangeOptions.contractWire` serves the other forms seen in public material.
+ *
  * Non-JSON answers come only from faults: `Html` (an HTML page), `Truncated` (the real answer cut
  * in half), `Reset` (connection dropped) and `Hang` (no answer ever).
  *

@@ -8,7 +8,7 @@ import { successCode } from "../../internal/protocol.js"
 import type { OperationName } from "../../Operation.js"
 import * as BillBook from "../BillBook.js"
 import * as BillGenerator from "../BillGenerator.js"
-import type { FakeBehaviour, FakeExchangeOptions } from "../FakeExchange.js"
+import type { ContractWireOptions, FakeBehaviour, FakeExchangeOptions } from "../FakeExchange.js"
 import { envelope, type Rejection, rejections } from "../FakeProtocol.js"
 import * as LazyBillBook from "../LazyBillBook.js"
 import * as RequestParams from "../RequestParams.js"
@@ -162,16 +162,22 @@ const literal = (value: string | null, bare: boolean): string =>
   bare && value !== null && /^\d+$/.test(value) ? value : JSON.stringify(value)
 
 /**
- * A contract record's text in `version`'s names. v3 writes `time` as a number (the docs type it
- * Long), v2 `ctime` as a digit string; ids go as numbers by `numericIds` ("some": those ending
- * in an even digit), since the docs and live samples disagree.
+ * A contract record's text in `version`'s names. Both versions write the time as a number, as
+ * the docs' samples do (v3 `time`, v2 `ctime`; `timesAsText` writes v2's as a digit string);
+ * ids go as numbers by `numericIds` ("some": those ending in an even digit), since the docs and
+ * other public samples disagree.
  */
-export const contractRecord = (bill: ContractWireBill, version: ApiVersion, numericIds: NumericIds): string => {
+export const contractRecord = (
+  bill: ContractWireBill,
+  version: ApiVersion,
+  numericIds: NumericIds,
+  timesAsText = false
+): string => {
   const bareId = numericIds === "all" || (numericIds === "some" && Number(bill.billId.at(-1)) % 2 === 0)
   const id = literal(bill.billId, bareId)
   return version === "v3"
     ? `{"billId":${id},"asset":${JSON.stringify(bill.coinName)},"symbol":${JSON.stringify(bill.symbol)},"income":${JSON.stringify(bill.deltaAmount)},"incomeType":${JSON.stringify(bill.bizType)},"balance":${JSON.stringify(bill.afterAmount)},"fillFee":${JSON.stringify(bill.fees)},"time":${bill.cTime},"transferReason":${JSON.stringify(bill.transferReason)}}`
-    : `{"billId":${id},"coin":${JSON.stringify(bill.coinName)},"symbol":${JSON.stringify(bill.symbol)},"amount":${JSON.stringify(bill.deltaAmount)},"businessType":${JSON.stringify(bill.bizType)},"balance":${JSON.stringify(bill.afterAmount)},"fillFee":${JSON.stringify(bill.fees)},"transferReason":${JSON.stringify(bill.transferReason)},"ctime":${JSON.stringify(bill.cTime)}}`
+    : `{"billId":${id},"coin":${JSON.stringify(bill.coinName)},"symbol":${JSON.stringify(bill.symbol)},"amount":${JSON.stringify(bill.deltaAmount)},"businessType":${JSON.stringify(bill.bizType)},"balance":${JSON.stringify(bill.afterAmount)},"fillFee":${JSON.stringify(bill.fees)},"transferReason":${JSON.stringify(bill.transferReason)},"ctime":${literal(bill.cTime, !timesAsText)}}`
 }
 
 /**
@@ -221,7 +227,8 @@ export const makeQueries =
     contract: BillBook.BillBook<ContractWireBill>,
     behaviour: () => FakeBehaviour,
     version: ApiVersion,
-    numericIds: () => NumericIds
+    numericIds: () => NumericIds,
+    contractWire: ContractWireOptions
   ) =>
   (operation: OperationName, body: string, now: number): Answer => {
     const { bounds, order, lookbackMillis, maxWindowMillis } = behaviour()
@@ -241,22 +248,30 @@ export const makeQueries =
         onRight: (p) => {
           const refused = historyRule(p.start, p.end)
           if (refused !== undefined) return refused
-          const { hasNextPage, items } = contractPage(contract, p, behaviour())
-          const records = items.map((bill) => contractRecord(bill, version, numericIds())).join(",")
+          // A page cut short says so only where the answer carries `hasNextPage` (not v2's envelope).
+          const saysMore = version === "v3" || contractWire.envelope !== true
+          const limit = saysMore ? Math.min(p.limit, contractWire.pageSize ?? p.limit) : p.limit
+          const { hasNextPage, items } = contractPage(contract, { ...p, limit }, behaviour())
+          const records = items
+            .map((bill) => contractRecord(bill, version, numericIds(), contractWire.timesAsText === true))
+            .join(",")
           const last = items.at(-1)
+          const keyForm = contractWire.nextKey ?? "object"
           const nextKey =
-            hasNextPage && last !== undefined
-              ? `,"nextKey":{"nextKeyId":${last.billId},"nextKeyTime":${last.cTime}}`
-              : ""
-          return {
-            status: 200,
-            code: successCode,
-            rendered: true,
-            body:
-              version === "v3"
-                ? `{"hasNextPage":${hasNextPage},"items":[${records}]${nextKey}}`
-                : `{"code":"${successCode}","msg":"success","requestTime":${now},"data":[${records}]}`
-          }
+            !hasNextPage || last === undefined || keyForm === "missing"
+              ? ""
+              : keyForm === "null"
+                ? `,"nextKey":null`
+                : `,"nextKey":{"nextKeyId":${last.billId},"nextKeyTime":${last.cTime}}`
+          // v2 as its docs' sample shows it: bare, `{"hasNextPage": true, "items": [...]}`, no
+          // code, msg or stamp, and no cursor (the v2 request takes none).
+          const body =
+            version === "v3"
+              ? `{"hasNextPage":${hasNextPage},"items":[${records}]${nextKey}}`
+              : contractWire.envelope === true
+                ? `{"code":"${successCode}","msg":"success","requestTime":${now},"data":[${records}]}`
+                : `{"hasNextPage":${hasNextPage},"items":[${records}]}`
+          return { status: 200, code: successCode, rendered: true, body }
         }
       })
     }

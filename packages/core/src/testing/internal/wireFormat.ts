@@ -13,6 +13,8 @@ import { envelope, type Rejection, rejections, rejectionsV3 } from "../FakeProto
  */
 export interface WireFormat extends VersionPaths {
   readonly serverTimeBody: (now: number) => string
+  /** The futures host's time endpoint's body. */
+  readonly contractServerTimeBody: (now: number) => string
   /** A model answer (status and v2 envelope text) as this version sends it. */
   readonly render: (status: number, body: string) => { readonly status: number; readonly body: string }
 }
@@ -50,12 +52,16 @@ const v3Failure = (status: number, code: string, msg: string) => {
 const v2: WireFormat = {
   ...versionPaths.v2,
   serverTimeBody: (now) => envelope(successCode, "success", now, now),
+  // The futures host's market clock, bare, in the fields its docs list.
+  contractServerTimeBody: (now) =>
+    JSON.stringify({ epoch: (now / 1000).toFixed(3), iso: new Date(now).toISOString(), timestamp: now }),
   render: (status, body) => ({ status, body })
 }
 
 const v3: WireFormat = {
   ...versionPaths.v3,
   serverTimeBody: (now) => JSON.stringify({ serverTime: now }),
+  contractServerTimeBody: (now) => JSON.stringify({ serverTime: now }),
   render: (status, body) => {
     const parsed = parseEnvelope(body)
     if (parsed === undefined) return { status, body }
