@@ -8,7 +8,7 @@
  */
 import { spawnSync } from "node:child_process"
 import { join } from "node:path"
-import { Journal } from "@account-bills/core"
+import { Journal } from "@account-bills/books"
 import * as Effect from "effect/Effect"
 import { journalExport } from "../packages/node/src/cli/JournalExport.js"
 import { type Timing, withStoreExports } from "./storeExports.js"

@@ -5,7 +5,7 @@
  * rate limit; each export writes to /dev/null, in process, the way `bills export --db` runs it.
  * Run by bench/run.ts as section 13 (`--only tax`).
  */
-import { TaxFiles } from "@account-bills/core"
+import { TaxFiles } from "@account-bills/books"
 import * as Effect from "effect/Effect"
 import { taxExport } from "../packages/node/src/cli/TaxExport.js"
 import { type Timing, withStoreExports } from "./storeExports.js"

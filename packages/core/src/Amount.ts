@@ -4,7 +4,9 @@
  *
  * @since 0.1.0
  */
+import type * as BigDecimal from "effect/BigDecimal"
 import * as Schema from "effect/Schema"
+import * as DecimalText from "./internal/decimalText.js"
 import { decimalPattern } from "./internal/grammar.js"
 
 /**
@@ -43,3 +45,39 @@ export const DecimalString = Schema.String.pipe(
  * @category schemas
  */
 export const Amount = Schema.compose(DecimalString, Schema.BigDecimal)
+
+/**
+ * `value` written with exactly `decimals` places, never in exponent notation (unlike
+ * `BigDecimal.format`): what a file a tool reads back exactly must hold.
+ *
+ * @example
+ * ```ts
+ * import { Amount } from "@account-bills/core"
+ * import { BigDecimal } from "effect"
+ *
+ * console.log(Amount.formatFixed(BigDecimal.unsafeFromString("0.00000001"), 10))
+ * // 0.0000000100
+ * ```
+ *
+ * @since 0.2.0
+ * @category formatting
+ */
+export const formatFixed: (value: BigDecimal.BigDecimal, decimals: number) => string = DecimalText.fixed
+
+/**
+ * `value` written in full with no trailing zeros ("1.50" as "1.5", "2.0" as "2"), never in
+ * exponent notation.
+ *
+ * @example
+ * ```ts
+ * import { Amount } from "@account-bills/core"
+ * import { BigDecimal } from "effect"
+ *
+ * console.log(Amount.formatPlain(BigDecimal.unsafeFromString("1e-8")))
+ * // 0.00000001
+ * ```
+ *
+ * @since 0.2.0
+ * @category formatting
+ */
+export const formatPlain: (value: BigDecimal.BigDecimal) => string = DecimalText.plain

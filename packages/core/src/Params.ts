@@ -5,8 +5,11 @@
  * @since 0.1.0
  */
 import * as DateTime from "effect/DateTime"
+import type * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
-import { startNotAfterEnd } from "./internal/windowOrder.js"
+import type { InvalidParams } from "./Errors.js"
+import { validate } from "./internal/validate.js"
+import * as WindowOrder from "./internal/windowOrder.js"
 import type { BizTypeOf } from "./Bill.js"
 import {
   contractIncomeTypes,
@@ -14,6 +17,7 @@ import {
   fundingBizTypes,
   isWellFormedBizType,
   maxPageSize,
+  type OperationName,
   spotBizTypes
 } from "./Operation.js"
 
@@ -86,7 +90,9 @@ export const FundingBillsParams = Schema.Struct({
     Schema.Int.pipe(Schema.greaterThanOrEqualTo(1, { message: () => "must be an integer of at least 1" }))
   ),
   pageSize: Schema.optional(pageSizeRule)
-}).pipe(Schema.filter((params) => startNotAfterEnd("startTime", "endTime", params.startTime, params.endTime)))
+}).pipe(
+  Schema.filter((params) => WindowOrder.startNotAfterEnd("startTime", "endTime", params.startTime, params.endTime))
+)
 
 /**
  * What a caller passes to `fundingBills`.
@@ -108,7 +114,7 @@ export const SpotBillsParams = Schema.Struct({
   after: Schema.optional(TimeBound),
   before: Schema.optional(TimeBound),
   limit: Schema.optional(pageSizeRule)
-}).pipe(Schema.filter((params) => startNotAfterEnd("after", "before", params.after, params.before)))
+}).pipe(Schema.filter((params) => WindowOrder.startNotAfterEnd("after", "before", params.after, params.before)))
 
 /**
  * What a caller passes to `spotBills`.
@@ -145,7 +151,7 @@ const contractWindow = (params: {
       message: "the v3 cursor takes nextKeyId and nextKeyTime together or neither"
     }
   }
-  const order = startNotAfterEnd("startTime", "endTime", startTime, endTime)
+  const order = WindowOrder.startNotAfterEnd("startTime", "endTime", startTime, endTime)
   if (order !== undefined) return order
   if (startTime !== undefined && endTime !== undefined && endTime - startTime > contractMaxSpanMillis) {
     return {
@@ -211,3 +217,31 @@ export type ValidFundingBillsParams = typeof FundingBillsParams.Type
  * @category models
  */
 export type ValidSpotBillsParams = typeof SpotBillsParams.Type
+
+/**
+ * Decodes `params` with `schema` as the operations do: a violation fails with `InvalidParams`
+ * naming `operation`, the field and the rule, before anything is sent. For the packages built on
+ * the client (the books' ledger queries), so that their refusals read like the client's own.
+ *
+ * @since 0.2.0
+ * @category validation
+ */
+export const decodeParams: <A, I>(
+  operation: OperationName,
+  schema: Schema.Schema<A, I>,
+  params: I
+) => Effect.Effect<A, InvalidParams> = validate
+
+/**
+ * The one rule every time window obeys, whatever its fields are called: its start is not after
+ * its end. A `Schema.filter` result (`undefined` when it holds), reported on the start field.
+ *
+ * @since 0.2.0
+ * @category validation
+ */
+export const startNotAfterEnd: (
+  startKey: string,
+  endKey: string,
+  start: number | undefined,
+  end: number | undefined
+) => { readonly path: ReadonlyArray<string>; readonly message: string } | undefined = WindowOrder.startNotAfterEnd

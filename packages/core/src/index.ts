@@ -4,7 +4,7 @@
  * The public surface is flat named exports: the services (`BillsApi`, `BillsConfig`, `Signer`,
  * `BillsRateLimiter`) are classes whose statics (`layer`, `make`, ...) already act as their
  * namespace, so `BillsApi.BillsApi` would only stutter. Modules that are collections of
- * functions (`Amount`, `Signature`, `Ledger`) are namespaces. Every name below is a promise
+ * functions (`Amount`, `Signature`) are namespaces. Every name below is a promise
  * kept across 0.1.x; the plumbing behind them lives in `internal/` and is not exported.
  *
  * @since 0.1.0
@@ -43,13 +43,6 @@ export {
   type RateLimitOptions
 } from "./BillsRateLimiter.js"
 /**
- * The help text of our command-line programs, tidied.
- *
- * @since 0.1.0
- * @category modules
- */
-export * as CliHelp from "./CliHelp.js"
-/**
  * A callback after a time on the fiber's clock, with no fiber on the real clock.
  *
  * @since 0.2.0
@@ -72,28 +65,6 @@ export {
   BillsTransportError,
   InvalidParams
 } from "./Errors.js"
-/**
- * The ledger of the three accounts and its audit.
- *
- * @since 0.1.0
- * @category modules
- */
-export * as Ledger from "./Ledger.js"
-/**
- * Journals for hledger, Ledger and Beancount over the events, every reported balance asserted.
- *
- * @since 0.2.0
- * @category modules
- */
-export * as Journal from "./Journal.js"
-/**
- * The events of the ledger: trades paired, internal transfers matched, every bill in exactly one
- * event, every coin's balance change conserved.
- *
- * @since 0.2.0
- * @category modules
- */
-export * as LedgerEvents from "./LedgerEvents.js"
 export {
   bizTypePattern,
   type ContractIncomeType,
@@ -114,21 +85,16 @@ export {
 export { ListOrder } from "./ListOrder.js"
 export {
   ContractBillsParams,
+  decodeParams,
   FundingBillsParams,
   SpotBillsParams,
+  startNotAfterEnd,
   TimeBound,
   type TimeInput,
   type ValidContractBillsParams,
   type ValidFundingBillsParams,
   type ValidSpotBillsParams
 } from "./Params.js"
-/**
- * Files that tax tools import (Koinly, CoinTracking, BittyTax), written from the ledger's events.
- *
- * @since 0.2.0
- * @category modules
- */
-export * as TaxFiles from "./TaxFiles.js"
 /**
  * The signature scheme.
  *

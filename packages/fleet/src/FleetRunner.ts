@@ -473,3 +473,13 @@ export const layer = (
     })
   )
 }
+
+/**
+ * Why `address` cannot be an egress address of this machine (`--local-address`), or `undefined`
+ * when it can: an IP address a socket can be bound to. A runner given one it cannot use would
+ * fail every request from it, so the command line checks each before the runner starts.
+ *
+ * @since 0.2.0
+ * @category egress
+ */
+export const unusableAddress: (address: string) => Effect.Effect<string | undefined> = Egress.unusable

@@ -10,6 +10,7 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
 import { FleetAccounts } from "./FleetAccounts.js"
 import type { FleetUnavailable } from "./FleetErrors.js"
+import * as WatchedKinds from "./internal/watchedKinds.js"
 
 /**
  * One kind of one account.
@@ -143,3 +144,14 @@ export const all: Effect.Effect<
     { concurrency: 4 }
   )
 }).pipe(Effect.withSpan("FleetStatus.all"))
+
+/**
+ * True when a monitoring check watches `kind` of an account, given whether its walk ever finished
+ * (`covered`) and whether its passes fail now (`failing`): funding and spot always, the futures
+ * account once a contract walk has finished or while it does not fail. One rule for the status's
+ * exit codes (`bills fleet status`), its summary line and the runner's gauges.
+ *
+ * @since 0.2.0
+ * @category status
+ */
+export const isWatched: (kind: BillKind, covered: boolean, failing: boolean) => boolean = WatchedKinds.isWatched

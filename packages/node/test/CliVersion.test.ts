@@ -1,6 +1,7 @@
 /**
  * `--version` prints the version in the package.json of the package that owns the command:
- * `bills` the node package's, `bills fleet` the fleet's. Run as a process from the sources (the
+ * `bills` the node package's, `bills fleet` the fleet's (the library its runners run, though the
+ * command line is the node package's). Run as a process from the sources (the
  * built and packed bin reads the same file the same way: by the package's own name).
  */
 import { describe, expect, it } from "@effect/vitest"

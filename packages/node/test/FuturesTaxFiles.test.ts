@@ -8,7 +8,7 @@
  * the unknown type is kept, marked and listed on stderr.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { futuresBills } from "../../core/test/support/futuresAccounts.js"
+import { futuresBills } from "../../books/test/support/futuresAccounts.js"
 import { exchangeEnv, runCli } from "./support/runCli.js"
 import { add, conventions, records, toUnits } from "./support/taxCsv.js"
 import { fileExchange } from "./support/fileExchange.js"

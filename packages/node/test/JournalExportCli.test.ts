@@ -14,7 +14,7 @@ import * as Scope from "effect/Scope"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import { checkJournal, itWith, tools } from "../../core/test/support/journalTools.js"
+import { checkJournal, itWith, tools } from "../../books/test/support/journalTools.js"
 import { FakeExchangeServer, type FakeExchangeServerService } from "../src/FakeExchangeServer.js"
 import { exchangeEnv, runCli } from "./support/runCli.js"
 

@@ -4,7 +4,8 @@
  *
  * @since 0.2.0
  */
-import { type BillsApi, type BillsError, Ledger } from "@account-bills/core"
+import type { BillsApi, BillsError } from "@account-bills/core"
+import { Ledger } from "@account-bills/books"
 import * as Stream from "effect/Stream"
 import { accountsOf, type ExportAccount } from "./BillFormat.js"
 

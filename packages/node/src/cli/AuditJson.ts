@@ -5,7 +5,7 @@
  *
  * @since 0.2.0
  */
-import { Ledger, type LedgerEvents } from "@account-bills/core"
+import { Ledger, type LedgerEvents } from "@account-bills/books"
 import * as BigDecimal from "effect/BigDecimal"
 import * as Schema from "effect/Schema"
 

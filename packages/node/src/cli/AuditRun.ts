@@ -4,7 +4,7 @@
  *
  * @since 0.1.0
  */
-import { Ledger, LedgerEvents } from "@account-bills/core"
+import { Ledger, LedgerEvents } from "@account-bills/books"
 import * as Console from "effect/Console"
 import * as Schema from "effect/Schema"
 import * as DateTime from "effect/DateTime"

@@ -8,7 +8,8 @@
  *
  * @since 0.1.0
  */
-import { type Credentials, TaxFiles } from "@account-bills/core"
+import type { Credentials } from "@account-bills/core"
+import { TaxFiles } from "@account-bills/books"
 import { FakeExchange } from "@account-bills/core/testing"
 import { StoreAccount, StoreBillsApi, StoreLayer, Sync } from "@account-bills/store"
 import * as Schema from "effect/Schema"

@@ -6,7 +6,8 @@
  *
  * @since 0.2.0
  */
-import type { Credentials, Journal } from "@account-bills/core"
+import type { Credentials } from "@account-bills/core"
+import type { Journal } from "@account-bills/books"
 import * as Effect from "effect/Effect"
 import { spawnSync } from "node:child_process"
 import * as path from "node:path"

@@ -4,7 +4,8 @@
  *
  * @since 0.1.0
  */
-import { type BillKind, contractIncomeTypes, fundingBizTypes, Journal, spotBizTypes } from "@account-bills/core"
+import { type BillKind, contractIncomeTypes, fundingBizTypes, spotBizTypes } from "@account-bills/core"
+import { Journal } from "@account-bills/books"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"

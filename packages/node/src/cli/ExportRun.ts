@@ -5,7 +5,8 @@
  *
  * @since 0.1.0
  */
-import type { BillsApi, Journal } from "@account-bills/core"
+import type { BillsApi } from "@account-bills/core"
+import type { Journal } from "@account-bills/books"
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import * as HttpClient from "@effect/platform/HttpClient"
 import * as Effect from "effect/Effect"

@@ -9,6 +9,7 @@
  */
 import type { BillsApiError } from "@account-bills/core"
 import * as ConfigError from "effect/ConfigError"
+import * as Effect from "effect/Effect"
 import * as Predicate from "effect/Predicate"
 import { describeConfigError } from "../internal/environment.js"
 
@@ -60,3 +61,16 @@ export const describeFailure = (error: unknown, now: number): string => {
   }
   return Predicate.hasProperty(error, "message") ? String(error.message) : String(error)
 }
+
+/**
+ * Reports a failure as `bills` does, in one line on stderr led by `bills: `, and gives `code`,
+ * the exit code it ends with.
+ *
+ * @since 0.2.0
+ * @category utils
+ */
+export const report = (message: string, code: number): Effect.Effect<number> =>
+  Effect.sync(() => {
+    process.stderr.write(`bills: ${message}\n`)
+    return code
+  })

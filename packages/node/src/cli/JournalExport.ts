@@ -7,14 +7,8 @@
  *
  * @since 0.2.0
  */
-import {
-  type BillsApi,
-  type BillsError,
-  type BillsIncomplete,
-  Journal,
-  LedgerEvents,
-  TaxFiles
-} from "@account-bills/core"
+import type { BillsApi, BillsError, BillsIncomplete } from "@account-bills/core"
+import { Journal, LedgerEvents, TaxFiles } from "@account-bills/books"
 import * as Effect from "effect/Effect"
 import type { ExportAccount } from "./BillFormat.js"
 import { accountsLedger } from "./AccountsLedger.js"

@@ -6,7 +6,8 @@
  *
  * @since 0.2.0
  */
-import { type BillsError, type BillsIncomplete, LedgerEvents, TaxFiles } from "@account-bills/core"
+import type { BillsError, BillsIncomplete } from "@account-bills/core"
+import { LedgerEvents, TaxFiles } from "@account-bills/books"
 import type { BillsApi } from "@account-bills/core"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"

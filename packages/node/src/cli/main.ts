@@ -8,8 +8,6 @@
  *
  * @since 0.1.0
  */
-// Deep paths, not the barrel: the help must not load the client (the bundle would carry it all).
-import * as CliHelp from "@account-bills/core/CliHelp"
 import * as CliConfig from "@effect/cli/CliConfig"
 import * as Command from "@effect/cli/Command"
 import * as HelpDoc from "@effect/cli/HelpDoc"
@@ -27,10 +25,11 @@ import * as Layer from "effect/Layer"
 import { variables } from "../internal/environment.js"
 import { packageVersion } from "../internal/version.js"
 import { auditCommand } from "./AuditCommand.js"
+import * as CliHelp from "./CliHelp.js"
 import { exportCommand } from "./ExportCommand.js"
 import { fakeExchangeCommand } from "./FakeExchangeCommand.js"
 import * as Colour from "./Colour.js"
-import { describeFailure } from "./FailureMessage.js"
+import { describeFailure, report } from "./FailureMessage.js"
 import { syncCommand } from "./SyncCommand.js"
 
 /**
@@ -43,7 +42,7 @@ export const ExitCode = { ok: 0, failed: 1, usage: 2, broken: 3, incomplete: 4, 
 
 /**
  * `bills fleet …` for the help only: `main` hands every `bills fleet` command line to
- * @account-bills/fleet before this tree sees it.
+ * `FleetCli.ts` (over @account-bills/fleet) before this tree sees it.
  */
 const fleetCommand = Command.make("fleet").pipe(
   Command.withDescription(
@@ -95,17 +94,6 @@ const cli = (version: string) => Command.run(bills, { name: "bills", version, fo
  */
 const cliConfig = CliConfig.layer({ showBuiltIns: false })
 
-// biome-ignore lint/suspicious/noControlCharactersInRegex: ANSI escapes are what this strips
-const ansi = /\x1b\[[0-9;]*m/g
-
-/** The first line of what @effect/cli would print for a bad flag, without colours. */
-const firstLine = (text: string): string =>
-  text
-    .replace(ansi, "")
-    .split("\n")
-    .map((part) => part.trim())
-    .find((part) => part !== "") ?? "invalid command line"
-
 /**
  * Colours for a person at a terminal who has not asked for none, or where `FORCE_COLOR` asks.
  *
@@ -131,8 +119,8 @@ export const hoistLogLevel: (argv: ReadonlyArray<string>) => ReadonlyArray<strin
  * @category utils
  */
 export const main = (argv: ReadonlyArray<string>): Effect.Effect<number> => {
-  // `bills fleet …` lives in @account-bills/fleet, loaded only when it runs (`--log-level` may
-  // come before it).
+  // `bills fleet …` runs on @account-bills/fleet, an optional peer: `FleetCli.ts` is loaded only
+  // when it runs (`--log-level` may come before it).
   const command = argv.slice(2).filter((arg, i, all) => !arg.startsWith("--log-") && !/^--log-/.test(all[i - 1] ?? ""))
   if (command[0] === "fleet") {
     return fleetMain(argv)
@@ -144,7 +132,7 @@ export const main = (argv: ReadonlyArray<string>): Effect.Effect<number> => {
     log: (...args: ReadonlyArray<unknown>) =>
       console.log(
         ...args.map((arg) =>
-          typeof arg === "string" ? CliHelp.tidy(colour ? arg : arg.replace(ansi, ""), "bills") : arg
+          typeof arg === "string" ? CliHelp.tidy(colour ? arg : CliHelp.withoutColour(arg), "bills") : arg
         )
       ),
     error: (...args: ReadonlyArray<unknown>) => Effect.sync(() => void cliErrors.push(args.map(String).join(" ")))
@@ -162,7 +150,7 @@ export const main = (argv: ReadonlyArray<string>): Effect.Effect<number> => {
           if (mistyped !== undefined) {
             return report(CliHelp.unknownCommand(mistyped, "bills", commandNames), ExitCode.usage)
           }
-          return report(firstLine(cliErrors.join("\n")), ExitCode.usage)
+          return report(CliHelp.firstLine(cliErrors.join("\n")), ExitCode.usage)
         }
         // `| head` has all it wanted: like a finished export, not like a failure.
         if (error._tag === "OutputClosed") return Effect.succeed(ExitCode.ok)
@@ -184,9 +172,11 @@ export const main = (argv: ReadonlyArray<string>): Effect.Effect<number> => {
   )
 }
 
-// The fleet runs on its own copy of effect (the bin bundles one), so it is called as a promise.
+// The published bin keeps `FleetCli.ts` in a bundle of its own that runs on the user's effect and
+// fleet (scripts/bundle-bin.ts), not on the copy of effect this bundle carries: so it is called
+// as a promise. Its import fails where @account-bills/fleet is not installed.
 const fleetMain = (argv: ReadonlyArray<string>): Effect.Effect<number> =>
-  Effect.tryPromise(() => import("@account-bills/fleet/cli")).pipe(
+  Effect.tryPromise(() => import("./FleetCli.js")).pipe(
     Effect.matchEffect({
       onFailure: () =>
         report("bills fleet needs @account-bills/fleet: npm install @account-bills/fleet", ExitCode.failed),
@@ -197,12 +187,6 @@ const fleetMain = (argv: ReadonlyArray<string>): Effect.Effect<number> =>
         )
     })
   )
-
-const report = (message: string, code: number) =>
-  Effect.sync(() => {
-    process.stderr.write(`bills: ${message}\n`)
-    return code
-  })
 
 /**
  * Maps how the program ended to the process exit code.

@@ -1,5 +1,5 @@
 /**
- * This package's version, as its package.json gives it: what `--version` prints.
+ * A package's version, as its package.json gives it: what `--version` prints.
  *
  * Read at run time from the package.json installed with every build of the package, by the
  * package's own name (a package may import itself through its "exports", which list
@@ -14,11 +14,17 @@ import * as Schema from "effect/Schema"
 /** The one field read. */
 const Manifest = Schema.Struct({ version: Schema.String })
 
-/** The version; a defect when the package.json cannot be read, which an install always has. */
-export const packageVersion: Effect.Effect<string> = Effect.try(() =>
-  createRequire(import.meta.url)("@account-bills/node/package.json")
-).pipe(
-  Effect.flatMap(Schema.decodeUnknown(Manifest)),
-  Effect.map((manifest) => manifest.version),
-  Effect.orDieWith((cause) => new Error("cannot read the version in @account-bills/node's package.json", { cause }))
-)
+/**
+ * The version in `name`'s package.json; a defect when it cannot be read, which an install always
+ * has. `@account-bills/node` for `bills --version`; `@account-bills/fleet` for `bills fleet
+ * --version`, the fleet the operator's runners run (an optional peer, installed apart).
+ */
+export const versionOf = (name: "@account-bills/node" | "@account-bills/fleet"): Effect.Effect<string> =>
+  Effect.try(() => createRequire(import.meta.url)(`${name}/package.json`)).pipe(
+    Effect.flatMap(Schema.decodeUnknown(Manifest)),
+    Effect.map((manifest) => manifest.version),
+    Effect.orDieWith((cause) => new Error(`cannot read the version in ${name}'s package.json`, { cause }))
+  )
+
+/** This package's version. */
+export const packageVersion: Effect.Effect<string> = versionOf("@account-bills/node")
