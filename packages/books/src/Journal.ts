@@ -111,7 +111,12 @@ export class InvalidAccountName extends Schema.TaggedError<InvalidAccountName>(
 }
 
 /**
- * What went to the suspense account: an unpaired leg, an unknown business type.
+ * What went to the suspense account: an unpaired leg, an unknown business type. Nothing else
+ * may go there: each entry is the one bill of an `Unpaired` or `Other` event with that event's
+ * own signed change, and every such bill has its entry. An event whose postings did not add up
+ * to its balance change would land here too (the journal books the difference rather than break
+ * a balance assertion); `test/journal/JournalSuspense.test.ts` holds every journal to the rule,
+ * so such an entry is a bug, never an expected row.
  *
  * @since 0.2.0
  * @category models

@@ -36,7 +36,7 @@ const beancountSymbol = (coin: string): string => {
   return symbol
 }
 
-/** A second coin on the same symbol gets `-2`, `-3`, ... within the tool's length. */
+/** A second coin on the same symbol (or Beancount account part) gets `-2`, `-3`, ... within the tool's length. */
 const withSuffix = (tool: Tool, base: string, n: number): string =>
   tool === "beancount" ? `${base.slice(0, beancountMax - String(n).length - 1)}-${n}` : `${base}-${n}`
 
@@ -46,16 +46,21 @@ const withSuffix = (tool: Tool, base: string, n: number): string =>
  * Beancount) are told apart by a suffix.
  */
 export const commodities = (tool: Tool, coins: Iterable<string>): ReadonlyMap<string, Commodity> => {
+  // The account parts taken; the part is a function of the symbol, so a free part means a free symbol.
   const taken = new Set<string>()
   const result = new Map<string, Commodity>()
+  // Beancount account components take letters, digits and dashes only: `A-B` and `A_B` are two
+  // symbols but would share one account, so a component must be free as well as the symbol.
+  const componentOf = (symbol: string) => (tool === "beancount" ? symbol.replace(/['._]/g, "-") : symbol)
   for (const coin of [...new Set(coins)].sort()) {
     const base = tool === "beancount" ? beancountSymbol(coin) : plainSymbol(coin)
     let symbol = base
-    for (let n = 2; taken.has(symbol); n++) symbol = withSuffix(tool, base, n)
-    taken.add(symbol)
+    for (let n = 2; taken.has(componentOf(symbol)); n++) {
+      symbol = withSuffix(tool, base, n)
+    }
+    const component = componentOf(symbol)
+    taken.add(component)
     const text = tool === "beancount" || /^[A-Za-z]+$/.test(symbol) ? symbol : `"${symbol}"`
-    // Beancount account components take letters, digits and dashes only.
-    const component = tool === "beancount" ? symbol.replace(/['._]/g, "-") : symbol
     result.set(coin, { symbol, text, component })
   }
   return result
