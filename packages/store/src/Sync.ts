@@ -263,10 +263,10 @@ const syncKind = (options: SyncOptions, kind: BillKind) =>
       ({ reason }) =>
         new StoreUnavailable({ target: store.target, reason: `the stored cursor of ${account} ${kind}: ${reason}` })
     )
-    // Each page is taken with what follows it, a failure included (taken as a value, so that the
-    // page before it still commits): a page with nothing after it is this run's last, and lets
-    // the lease go in its own statement. The walk's `done` does not say that: a window walk may
-    // end with more than one page marked done. Pulled by hand rather than through
+    // A page that ends the walk is taken with what follows it, a failure included (taken as a
+    // value, so that the page before it still commits): a page with nothing after it is this
+    // run's last, and lets the lease go in its own statement. The walk's `done` does not say
+    // that: a window walk may end with more than one page marked done. Pulled by hand rather than through
     // `Stream.zipWithNext` and a fold: a fleet runs this for every kind of every account every
     // interval, and each stream stage costs its channel's machinery per run and per page.
     const { earlierRequests } = walk
@@ -329,8 +329,21 @@ const syncKind = (options: SyncOptions, kind: BillKind) =>
     let current = yield* next
     while (Option.isSome(current)) {
       if (Either.isLeft(current.value)) return yield* Effect.fail(current.value.left)
+      const page = current.value.right
+      // A page of a walk that goes on commits as it arrives, before the next is asked for: a
+      // pass ended while it waits for the next page's grant (its account handed over, its runner
+      // killed) leaves nothing uncommitted that the next owner would ask for again (issue 52,
+      // section 4: a futures walk's empty slices are sent once per account). Only a page that
+      // ends the walk waits for what follows, to let the lease go in its own statement (a steady
+      // pass: one page, one statement); a run cut at its bound lets it go when its scope closes.
+      // No fiber for it: the read-ahead fetches the next page while this one commits.
+      if (!page.cursor.done) {
+        tally = yield* commit(tally, page, false)
+        current = yield* next
+        continue
+      }
       const following = yield* next
-      tally = yield* commit(tally, current.value.right, Option.isNone(following))
+      tally = yield* commit(tally, page, Option.isNone(following))
       current = following
     }
     const stored = options.countStored === false ? undefined : yield* store.count(account, kind)
