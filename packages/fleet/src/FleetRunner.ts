@@ -9,7 +9,7 @@
  * @since 0.1.0
  */
 import { BillKind, type BillsConfigInput } from "@account-bills/core"
-import type { StoreError } from "@account-bills/store"
+import type { StoreError, StoreTooNew } from "@account-bills/store"
 import * as Entity from "@effect/cluster/Entity"
 import type * as ShardingConfig from "@effect/cluster/ShardingConfig"
 import * as Singleton from "@effect/cluster/Singleton"
@@ -19,7 +19,7 @@ import * as RunnerAddress from "@effect/cluster/RunnerAddress"
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as HttpClient from "@effect/platform/HttpClient"
 import * as Context from "effect/Context"
-import type * as Deferred from "effect/Deferred"
+import * as Deferred from "effect/Deferred"
 import * as Cause from "effect/Cause"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -45,6 +45,7 @@ import * as ListenCheck from "./internal/listenCheck.js"
 import * as ReservedInOrder from "./internal/reservedInOrder.js"
 import * as SteadyStretch from "./internal/steadyStretch.js"
 import * as Stopping from "./internal/stopping.js"
+import * as StoreWatch from "./internal/storeWatch.js"
 
 /**
  * Settings of a runner.
@@ -192,6 +193,9 @@ const entityLayer = (
           const wait =
             Math.max(request.at, firstRequest) - (yield* Effect.clockWith((clock) => clock.currentTimeMillis))
           if (wait > 0) yield* Effect.sleep(Duration.millis(wait))
+          // A runner that stops (or found the store newer than it knows) begins no pass: the
+          // pass waits for the cluster to end it, its message unprocessed for the next owner.
+          if (yield* Deferred.isDone(stopping)) return yield* Effect.never
           const openedAt = yield* Effect.clockWith((clock) => clock.currentTimeMillis)
           // Opened and claimed in one statement: `status` names this runner from here on.
           const opened = yield* Effect.either(accounts.open(label, owner, openedAt + expected))
@@ -397,25 +401,60 @@ const reconciler = (options: FleetRunnerOptions) =>
   )
 
 /**
- * One runner for the lifetime of the layer. Closing it (SIGTERM in `bills fleet run`) hands
- * its accounts over: passes in flight stop after their last committed page, their messages stay
- * unprocessed, and the accounts' next owners deliver them.
+ * The failures of a runner's layer.
  *
- * @since 0.1.0
- * @category layers
+ * @since 0.3.0
+ * @category models
  */
-export const layer = (
-  options: FleetRunnerOptions
-): Layer.Layer<
-  never,
+export type FleetRunnerError =
   | FleetUnavailable
   | FleetNeedsPostgres
   | FleetNotFound
   | FleetPortUnavailable
   | StoreError
-  | FleetObservability.MetricsServerUnavailable,
-  FleetCipher | AddressBudget
-> => {
+  | FleetObservability.MetricsServerUnavailable
+
+/**
+ * One runner for the lifetime of the layer. Closing it (SIGTERM in `bills fleet run`) hands
+ * its accounts over: passes in flight stop after their last committed page, their messages stay
+ * unprocessed, and the accounts' next owners deliver them.
+ *
+ * A runner that finds the store's schema newer than its release knows (a runner of a later
+ * release migrated it) stops its work at once and logs one line naming both versions; closing
+ * the layer then hands its accounts over. {@link launch} closes it for you and fails with
+ * `StoreTooNew`: use it unless the layer's lifetime is your app's.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layer = (options: FleetRunnerOptions): Layer.Layer<never, FleetRunnerError, FleetCipher | AddressBudget> =>
+  Layer.unwrapEffect(Effect.map(Deferred.make<StoreTooNew>(), (tooNew) => layerWith(options, tooNew)))
+
+/**
+ * Runs one runner until it is interrupted (closing it hands its accounts over, as closing
+ * {@link layer} does) or until it finds the store's schema newer than its release knows: then it
+ * hands its accounts over to the runners that know it and fails with `StoreTooNew` (`bills fleet
+ * run` exits 1 with its message). An upgrade one runner at a time relies on it: see
+ * docs/many-accounts.md, "How to upgrade a fleet".
+ *
+ * @since 0.3.0
+ * @category running
+ */
+export const launch = (
+  options: FleetRunnerOptions
+): Effect.Effect<never, FleetRunnerError | StoreTooNew, FleetCipher | AddressBudget> =>
+  Effect.scoped(
+    Effect.gen(function* () {
+      const tooNew = yield* Deferred.make<StoreTooNew>()
+      yield* Layer.build(layerWith(options, tooNew))
+      return yield* Effect.flatMap(Deferred.await(tooNew), Effect.fail)
+    })
+  )
+
+const layerWith = (
+  options: FleetRunnerOptions,
+  tooNew: Deferred.Deferred<StoreTooNew>
+): Layer.Layer<never, FleetRunnerError, FleetCipher | AddressBudget> => {
   const host = options.host ?? "127.0.0.1"
   const port = options.port ?? 34431
   const shardingConfig = { ...defaultSharding, ...options.sharding }
@@ -439,14 +478,18 @@ export const layer = (
           FleetObservability.refreshAccounts(shardLayout)
         )
   const addresses = options.localAddresses ?? []
-  const accounts = Layer.unwrapScoped(
-    Effect.gen(function* () {
-      const egress = yield* Egress.routes(addresses)
-      return entityLayer(options, egress, yield* Stopping.signal)
-    })
-  )
   return Layer.unwrapEffect(
     Effect.map(FleetDatabase.postgres(options.db), (target) => {
+      // The runner stops its work on a cluster that shuts down, and on a store found newer than
+      // this release knows (internal/storeWatch.ts).
+      const accounts = Layer.unwrapScoped(
+        Effect.gen(function* () {
+          const egress = yield* Egress.routes(addresses)
+          const stopping = yield* Stopping.signal
+          yield* StoreWatch.watch(target.display, `${host}:${port}`, stopping, tooNew)
+          return entityLayer(options, egress, stopping)
+        })
+      )
       /** A failure of the database while the runner sets up, in the driver's own words. */
       const unavailable = (error: { readonly message: string; readonly cause?: unknown }) =>
         new FleetUnavailable({ target: target.display, reason: driverReason(error) })

@@ -77,6 +77,13 @@ export * as StoreLayer from "./StoreLayer.js"
  */
 export * as StoreTarget from "./StoreTarget.js"
 /**
+ * The store's schema version, read again while it is in use.
+ *
+ * @since 0.3.0
+ * @category modules
+ */
+export * as StoreVersion from "./StoreVersion.js"
+/**
  * The sync.
  *
  * @since 0.1.0

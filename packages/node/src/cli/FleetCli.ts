@@ -518,7 +518,7 @@ const runCommand = Command.make("run", runFlags, (flags) =>
         })
       }
     }
-    const runner = FleetRunner.layer({
+    const runner = FleetRunner.launch({
       db: flags.db,
       host: flags.host,
       port: flags.port,
@@ -533,11 +533,11 @@ const runCommand = Command.make("run", runFlags, (flags) =>
         onSome: (port) => ({ port, host: flags.metricsHost })
       })
     }).pipe(
-      Layer.provide(budget),
-      Layer.provide(FleetCipher.layerConfig),
+      Effect.provide(budget),
+      Effect.provide(FleetCipher.layerConfig),
       // Traces and metrics to OTEL_EXPORTER_OTLP_ENDPOINT when it is set: below the runner, so
       // its spans (passes, grants, the cluster's) use the exporter's tracer.
-      Layer.provide(FleetObservability.layerOtlp())
+      Effect.provide(FleetObservability.layerOtlp())
     )
     // SIGTERM and SIGINT (Ctrl-C) are a hand-over, not a failure: the runner's layer closes (its
     // accounts move to the other runners) and the process exits 0.
@@ -560,8 +560,11 @@ const runCommand = Command.make("run", runFlags, (flags) =>
     }
     yield* Effect.logInfo(`runner at ${flags.host}:${flags.port} joins the fleet`)
     // Said when the hand-over begins: with the line that ends it, the log shows how long it took.
+    // A runner that finds the store newer than its release knows hands its accounts over and
+    // fails with StoreTooNew: the process exits 1 with its message (an upgrade one runner at a
+    // time: docs/many-accounts.md).
     yield* Effect.raceFirst(
-      Layer.launch(runner),
+      runner,
       Effect.zipRight(Deferred.await(stop), Effect.logInfo("runner told to stop: it hands its accounts over"))
     )
     yield* Effect.logInfo("runner handed its accounts over")

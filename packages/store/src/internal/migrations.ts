@@ -1,11 +1,18 @@
 /**
  * The store's schema, as `@effect/sql` migrations. The same SQL runs on SQLite and PostgreSQL:
  * times are BIGINT epoch milliseconds, amounts and ids TEXT exactly as the exchange sent them.
- * Append new migrations; never edit one that has shipped.
+ * Append new migrations; never edit one that has shipped. A fleet upgrades one runner at a time,
+ * so a migration leaves a store that the last release can still write for the seconds until it
+ * sees the new version and stops (docs/many-accounts.md, "How to upgrade a fleet"): add tables,
+ * nullable columns and indexes; never drop, rename or tighten what the last release writes.
  */
 import * as Migrator from "@effect/sql/Migrator"
 import * as SqlClient from "@effect/sql/SqlClient"
+import * as SqlSchema from "@effect/sql/SqlSchema"
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
+import { CountRow } from "./storeRows.js"
 
 /** The table `@effect/sql`'s Migrator records applied migrations in. */
 export const migrationsTable = "account_bills_migrations"
@@ -106,3 +113,11 @@ export const schemaVersion = 4
 
 /** The loader the Migrator runs. */
 export const loader = Migrator.fromRecord(migrations)
+
+/** The schema version of the store on `sql`: the last migration it has run (0 for none). */
+export const versionOf = (sql: SqlClient.SqlClient) =>
+  SqlSchema.findOne({
+    Request: Schema.Void,
+    Result: CountRow,
+    execute: () => sql`SELECT MAX(migration_id) AS n FROM ${sql(migrationsTable)}`
+  })(undefined).pipe(Effect.map(Option.match({ onNone: () => 0, onSome: (row) => row.n ?? 0 })))

@@ -10,7 +10,7 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import { StoreNotFound, StoreTooNew } from "../StoreErrors.js"
-import { loader, migrationsTable, schemaVersion } from "./migrations.js"
+import { loader, migrationsTable, schemaVersion, versionOf } from "./migrations.js"
 import { mapSqlFailure } from "./sqlFailure.js"
 import { CountRow } from "./storeRows.js"
 
@@ -29,13 +29,6 @@ const hasStoreTable = (sql: SqlClient.SqlClient) =>
         orElse: () => sql`SELECT COUNT(*) AS n FROM sqlite_master WHERE type = 'table' AND name = ${migrationsTable}`
       })
   })(undefined).pipe(Effect.map(Option.exists((row) => (row.n ?? 0) > 0)))
-
-const versionOf = (sql: SqlClient.SqlClient) =>
-  SqlSchema.findOne({
-    Request: Schema.Void,
-    Result: CountRow,
-    execute: () => sql`SELECT MAX(migration_id) AS n FROM ${sql(migrationsTable)}`
-  })(undefined).pipe(Effect.map(Option.match({ onNone: () => 0, onSome: (row) => row.n ?? 0 })))
 
 // Stores opened at once (two syncs started together) migrate one after the other: alone, the
 // Migrator's creation of its table races on PostgreSQL. One write transaction, with an advisory
