@@ -41,21 +41,37 @@ const driversInPlace: esbuild.Plugin = {
 }
 
 /**
- * Vitest's global setup: bundles `bills` and sets `BILLS_TEST_BIN` to its entry (the test workers
- * start after it, with its environment); removes the bundle after the run.
+ * Bundles `bills` from the sources into a directory of its own under packages/node/.test-bin,
+ * `plugins` run before the drivers' (the upgrade check's next release adds a migration with
+ * one); its entry, and how to remove it.
  */
-export default async function setup() {
+export const bundleBills = async (
+  plugins: ReadonlyArray<esbuild.Plugin> = []
+): Promise<{ readonly entry: string; readonly remove: () => void }> => {
   const base = path.join(packageRoot, ".test-bin")
   fs.mkdirSync(base, { recursive: true })
   const outdir = fs.mkdtempSync(path.join(base, "run-"))
   await buildWithTopHelp(
     (into, define) =>
-      esbuild.build({ ...binBundleOptions(packageRoot), outdir: into, define, plugins: [driversInPlace] }),
+      esbuild.build({
+        ...binBundleOptions(packageRoot),
+        outdir: into,
+        define,
+        plugins: [...plugins, driversInPlace]
+      }),
     outdir
   )
+  return { entry: path.join(outdir, "bills.js"), remove: () => fs.rmSync(outdir, { recursive: true, force: true }) }
+}
 
-  process.env.BILLS_TEST_BIN = path.join(outdir, "bills.js")
-  return () => fs.rmSync(outdir, { recursive: true, force: true })
+/**
+ * Vitest's global setup: bundles `bills` and sets `BILLS_TEST_BIN` to its entry (the test workers
+ * start after it, with its environment); removes the bundle after the run.
+ */
+export default async function setup() {
+  const bundle = await bundleBills()
+  process.env.BILLS_TEST_BIN = bundle.entry
+  return bundle.remove
 }
 
 /**
