@@ -56,6 +56,8 @@ export interface RunnerOptions {
   readonly skew?: { readonly faketime: string } | undefined
   /** Flags to `node` itself (`--cpu-prof`, which `NODE_OPTIONS` may not carry). */
   readonly nodeArgs?: ReadonlyArray<string> | undefined
+  /** The `bills.js` to run, another build's (the upgrade check's); default this tree's (`billsCommand`). */
+  readonly entry?: string | undefined
 }
 
 /** Debian's libfaketime for threaded programs (package faketime), or undefined. */
@@ -86,7 +88,8 @@ export const bills = (
       : { LD_PRELOAD: libfaketime, FAKETIME: options.skew.faketime, FAKETIME_DONT_RESET: "1" }
   // A runner logs its pass brackets at DEBUG; the events below are read from them.
   const logged = args[0] === "run" && !args.includes("--log-level") ? [...args, "--log-level", "debug"] : args
-  const proc = spawn(process.execPath, [...(options.nodeArgs ?? []), ...billsCommand(), "fleet", ...logged], {
+  const command = options.entry === undefined ? billsCommand() : [options.entry]
+  const proc = spawn(process.execPath, [...(options.nodeArgs ?? []), ...command, "fleet", ...logged], {
     cwd: root,
     env: { ...process.env, ...env, ...skewed },
     stdio: ["ignore", "pipe", "pipe"]
