@@ -340,7 +340,7 @@ const step = (
       const stops = runner
         .stderr()
         .split("\n")
-        .filter((line) => /schema version|StoreTooNew|handed|told to stop/.test(line))
+        .filter((line) => /schema version|handed|told to stop/.test(line) && !/level=DEBUG/.test(line))
       for (const line of stops) console.log(`upgrade-check: ${name}: ${runner.name} said: ${line.trim()}`)
     }
     console.log(`upgrade-check: ${name}: done in ${((Date.now() - began) / 1_000).toFixed(1)} s`)
