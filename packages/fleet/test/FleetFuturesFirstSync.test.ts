@@ -49,10 +49,16 @@ interface Scenario {
   ) => Effect.Effect<A, never, Scope.Scope>
 }
 
-/** Waits until `runner` has begun a pass, and the cluster's next rounds of assignments after it. */
+/**
+ * Waits until `runner` has begun a pass (or, had it been given no account, until the cluster had
+ * time to give it its shards), and the cluster's next rounds of assignments after it.
+ */
 const passing = (runner: RunnerProcess) =>
   Effect.zipRight(
-    until(`a pass on runner ${runner.name}`, 60_000, () => runner.events.some((event) => event.event === "begins")),
+    Effect.raceFirst(
+      until(`a pass on runner ${runner.name}`, 60_000, () => runner.events.some((event) => event.event === "begins")),
+      Effect.sleep("20 seconds")
+    ),
     Effect.sleep("4 seconds")
   )
 
@@ -77,6 +83,7 @@ const firstSync = (scenario: (given: Scenario) => Effect.Effect<ReadonlyArray<Ru
     const ports = yield* freePorts(2)
     // A budget of 4 contract requests a second for the address: the walks take about a minute,
     // time to cut them; the interval is long, so every contract request is the first sync's.
+    const started: Array<RunnerProcess> = []
     const start = (name: string, port: 0 | 1) =>
       scopedBills(
         name,
@@ -96,7 +103,7 @@ const firstSync = (scenario: (given: Scenario) => Effect.Effect<ReadonlyArray<Ru
           String(ipRps)
         ],
         { BILLS_FLEET_KEY: testKey, WEEX_BASE_URL: exchange.url }
-      )
+      ).pipe(Effect.tap((runner) => Effect.sync(() => void started.push(runner))))
     const contract = () => exchange.requests().filter((request) => request.operation === "contractBills")
     const total = accounts * slices
     const sent = (share: number) =>
@@ -126,7 +133,13 @@ const firstSync = (scenario: (given: Scenario) => Effect.Effect<ReadonlyArray<Ru
         yield* Fiber.joinAll(holds)
         return acted
       })
-    const runners = yield* scenario({ start, sent, quiet })
+    const runners = yield* scenario({ start, sent, quiet }).pipe(
+      Effect.tapDefect(() =>
+        Effect.sync(() =>
+          console.error(started.map((runner) => `${runner.name}: ${runner.stderr().slice(-2_000)}`).join("\n"))
+        )
+      )
+    )
     const covered = FleetStatus.all.pipe(
       Effect.map((rows) => rows.filter((row) => row.contract.coveredTo !== null).length),
       Effect.provide(database),
