@@ -16,7 +16,7 @@
  * missing and none twice (field for field), the requests by kind, the 429s, and which runner held
  * the account when. Exits 1 on any failure. Run with the servers of .ci/postgres and .ci/redis:
  * `UPGRADE_LAST_BILLS=<bills.js> UPGRADE_OLDER_BILLS=<bills.js> tsx
- * --conditions=@account-bills/source packages/fleet/scripts/upgradeCheck.ts`.
+ * --conditions=@account-bills/source packages/fleet/test/upgrade/upgradeCheck.ts`.
  */
 import * as fs from "node:fs"
 import type * as esbuild from "esbuild"
@@ -27,11 +27,11 @@ import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Redacted from "effect/Redacted"
 import type * as Scope from "effect/Scope"
-import { bundleBills } from "../../node/test/support/billsBin.js"
-import * as FleetExchange from "../test/support/FleetExchange.js"
-import { freePorts } from "../test/support/ports.js"
-import { bills, type RunnerProcess } from "../test/support/runnerProcess.js"
-import { freshDatabase, testKey } from "../test/support/services.js"
+import { bundleBills } from "../../../node/test/support/billsBin.js"
+import * as FleetExchange from "../support/FleetExchange.js"
+import { freePorts } from "../support/ports.js"
+import { bills, type RunnerProcess } from "../support/runnerProcess.js"
+import { freshDatabase, testKey } from "../support/services.js"
 
 const accounts = 4
 const ipRps = 20
