@@ -22,6 +22,7 @@ import * as fs from "node:fs"
 import type * as esbuild from "esbuild"
 import * as PgClient from "@effect/sql-pg/PgClient"
 import * as Reactivity from "@effect/experimental/Reactivity"
+import { contractHistoryStartMillis, contractMaxSpanMillis } from "@account-bills/core"
 import { StoreVersion } from "@account-bills/store"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
@@ -189,7 +190,10 @@ const figures = (step: Step) =>
         .filter((runner, k, all) => k === 0 || all[k - 1] !== runner)
       lines.push(`  ${label}: ${cells.join("; ")}; held by ${owners.join(" > ")}`)
     }
-    console.log(`upgrade-check: ${step.name}: store schema version ${yield* step.version}`)
+    const slices = Math.ceil((Date.now() - contractHistoryStartMillis) / contractMaxSpanMillis)
+    console.log(
+      `upgrade-check: ${step.name}: store schema version ${yield* step.version}; a futures account's requests are its first walk's ${slices} slices of an empty past, then one a pass`
+    )
     for (const line of lines) console.log(`upgrade-check: ${step.name}:${line}`)
     console.log(`upgrade-check: ${step.name}: ${requests.length} requests, ${limited} answered 429`)
     if (!ok) fail(step.name, "an account's store is not its exchange's bills, each once, covered to now")
