@@ -24,8 +24,9 @@ import * as Scope from "effect/Scope"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import { chromium } from "playwright-core"
 import { exportToFile } from "../packages/node/src/cli/ViewCommand.js"
+// The browser the view's own tests launch, with the same options.
+import { launch } from "../packages/view/test/support/chromium.js"
 
 /** The eight coins of the store. */
 const coins: ReadonlyArray<BillGenerator.CoinSpec> = [
@@ -151,22 +152,8 @@ export const viewBench = async (bills: number): Promise<ViewFigures> => {
   console.error(`  a store of ${bills.toLocaleString("en")} bills (3 kinds, 8 coins, a year) ...`)
   const { db, buildSeconds } = await benchStore(bills)
   const scope = await Effect.runPromise(Scope.make())
-  const profile = fs.mkdtempSync(path.join(os.tmpdir(), "bills-view-bench-chromium-"))
-  const context = await chromium.launchPersistentContext(profile, {
-    executablePath: "/usr/bin/chromium",
-    headless: true,
-    viewport: { width: 1400, height: 1000 },
-    args: [
-      "--headless",
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-quic",
-      "--no-first-run",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync"
-    ]
-  })
+  const browser = await launch()
+  const context = browser.context
   try {
     const { url } = await Effect.runPromise(
       ViewMain.serve({ db, label: "bench", port: 0, exportToFile, say: () => {} }).pipe(Scope.extend(scope))
@@ -272,8 +259,7 @@ export const viewBench = async (bills: number): Promise<ViewFigures> => {
       seriesMillis: median(series.map((one) => one.millis))
     }
   } finally {
-    await context.close()
-    fs.rmSync(profile, { recursive: true, force: true })
+    await browser.close()
     await Effect.runPromise(Scope.close(scope, Exit.void))
   }
 }

@@ -98,7 +98,9 @@ const Listing = Schema.Struct({
   start: Schema.optional(Schema.Number),
   end: Schema.optional(Schema.Number),
   limit: Schema.Number,
-  offset: Schema.Number
+  offset: Schema.Number,
+  /** Only the bills after this one in the listing's order (a keyset; `offset` counts from it). */
+  after: Schema.optional(Schema.Struct({ time: Schema.Number, billId: Schema.String }))
 })
 
 /** A read's filter, window and order. */
@@ -162,9 +164,25 @@ export const make = Effect.gen(function* () {
       ...(query.end === undefined ? [] : [sql`c_time <= ${query.end}`])
     ])
 
+  /** After `query.after` in the listing's order, the same order the ORDER BY below writes. */
+  const keyset = (query: typeof Listing.Encoded) => {
+    if (query.after === undefined) return []
+    const { time, billId } = query.after
+    const length = billId.length
+    return query.order === "newest-first"
+      ? [
+          sql`c_time <= ${time}`,
+          sql`(c_time < ${time} OR LENGTH(bill_id) < ${length} OR (LENGTH(bill_id) = ${length} AND bill_id < ${billId}))`
+        ]
+      : [
+          sql`c_time >= ${time}`,
+          sql`(c_time > ${time} OR LENGTH(bill_id) > ${length} OR (LENGTH(bill_id) = ${length} AND bill_id > ${billId}))`
+        ]
+  }
+
   // Ids are digit strings: by length, then by text, is numeric order without leaving text.
   const listed = (query: typeof Listing.Encoded) =>
-    sql`SELECT raw FROM ${table(query.kind)} WHERE ${where(query)} ${
+    sql`SELECT raw FROM ${table(query.kind)} WHERE ${sql.and([where(query), ...keyset(query)])} ${
       query.order === "newest-first"
         ? sql`ORDER BY c_time DESC, LENGTH(bill_id) DESC, bill_id DESC`
         : sql`ORDER BY c_time ASC, LENGTH(bill_id) ASC, bill_id ASC`

@@ -4,6 +4,7 @@
  */
 import { type ContractBill, FundingBillsPage, type FundingBill, type SpotBill } from "@account-bills/core"
 import * as SqlClient from "@effect/sql/SqlClient"
+import * as DateTime from "effect/DateTime"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import type {
@@ -22,6 +23,7 @@ import type { StoreAccount } from "../StoreAccount.js"
 import { StoreAccountMismatch, type StoreNotFound, type StoreTooNew, SyncBusy } from "../StoreErrors.js"
 import * as AccountQueries from "./accountQueries.js"
 import * as BillQueries from "./billQueries.js"
+import * as FundingBookmarks from "./fundingBookmarks.js"
 import * as LeaseQueries from "./leaseQueries.js"
 import { openStore } from "./openStore.js"
 import { mapSqlFailure } from "./sqlFailure.js"
@@ -212,6 +214,7 @@ export const make = (
         })
       )
 
+    const fundingBookmarks = FundingBookmarks.make()
     const orderOf = (account: string, kind: BillKind) => Effect.map(state(account, kind), (current) => current.order)
 
     const fundingPage = (
@@ -230,8 +233,24 @@ export const make = (
           limit: query.pageSize,
           offset: (query.pageIndex - 1) * query.pageSize
         }
-        const total = yield* mapped(bills.countMatching(listing))
-        const items = yield* mapped(bills.funding(listing))
+        // The listing's text, its page aside: the walk's pages share it (see fundingBookmarks.ts).
+        const walk = JSON.stringify([account, listing.order, query.coinId, query.bizType, query.start, query.end])
+        const known = listing.offset === 0 ? undefined : fundingBookmarks.nearest(walk, listing.offset)
+        const total = known?.total ?? (yield* mapped(bills.countMatching(listing)))
+        if (known === undefined) fundingBookmarks.start(walk, total)
+        const mark = known?.mark
+        const items = yield* mapped(
+          bills.funding(
+            mark === undefined ? listing : { ...listing, after: mark.after, offset: listing.offset - mark.offset }
+          )
+        )
+        const last = items.at(-1)
+        if (last !== undefined) {
+          fundingBookmarks.record(walk, listing.offset + items.length, {
+            time: DateTime.toEpochMillis(last.cTime),
+            billId: last.billId
+          })
+        }
         return new FundingBillsPage({
           total,
           page: query.pageIndex,
