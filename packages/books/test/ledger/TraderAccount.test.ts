@@ -11,7 +11,12 @@ import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
 import { Ledger, LedgerEvents } from "../../src/index.js"
-import { TraderAccount, type ContractWireBill, type FundingWireBill, type SpotWireBill } from "@account-bills/core/testing"
+import {
+  TraderAccount,
+  type ContractWireBill,
+  type FundingWireBill,
+  type SpotWireBill
+} from "@account-bills/core/testing"
 import { fakeStack } from "../../../core/test/support/fakeStack.js"
 
 const year = { seed: 11, funding: 300, spot: 900, contract: 450, endMillis: Date.UTC(2025, 11, 31, 23, 59, 59, 999) }
@@ -28,7 +33,12 @@ beforeAll(async () => {
     }).pipe(
       Effect.provide(
         fakeStack(
-          { exchange: { rateLimit: false, bills: { funding: bills.funding, spot: bills.spot, contract: bills.contract } } },
+          {
+            exchange: {
+              rateLimit: false,
+              bills: { funding: bills.funding, spot: bills.spot, contract: bills.contract }
+            }
+          },
           "v3"
         )
       )
@@ -42,7 +52,9 @@ const accounts = () =>
     ["funding", bills.funding],
     ["spot", bills.spot],
     ["contract", bills.contract]
-  ] as const satisfies ReadonlyArray<readonly [string, ReadonlyArray<FundingWireBill | SpotWireBill | ContractWireBill>]>
+  ] as const satisfies ReadonlyArray<
+    readonly [string, ReadonlyArray<FundingWireBill | SpotWireBill | ContractWireBill>]
+  >
 
 /** The most a person plausibly holds of each coin in one account. */
 const ceilings: Readonly<Record<string, number>> = { USDT: 100_000, BTC: 5, ETH: 50, WXT: 1_000_000 }
@@ -135,7 +147,9 @@ describe("TraderAccount", () => {
       expect(bills.funding.some((bill) => month(bill) === m && bill.bizType === "deposit")).toBe(true)
     }
     const signs = (prefix: string) =>
-      new Set(bills.contract.filter((bill) => bill.bizType.startsWith(prefix)).map((bill) => bill.deltaAmount[0] === "-"))
+      new Set(
+        bills.contract.filter((bill) => bill.bizType.startsWith(prefix)).map((bill) => bill.deltaAmount[0] === "-")
+      )
     expect(signs("position_close_")).toEqual(new Set([true, false]))
     expect(signs("position_funding")).toEqual(new Set([true, false]))
     expect(new Set(bills.funding.map((bill) => bill.bizType))).toContain("withdraw")
