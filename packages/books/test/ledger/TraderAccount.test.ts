@@ -131,7 +131,7 @@ describe("TraderAccount", () => {
     }
   })
 
-  it("books deposits, withdrawals and futures fees, funding and profit or loss in every month", () => {
+  it("books deposits, withdrawals with their fee, and futures fees, funding and profit or loss in every month", () => {
     const kinds = new Set(events.events.map((event) => event._tag))
     for (const kind of ["Trade", "InternalTransfer", "Deposit", "Withdrawal", "Fee", "Income", "Loss"]) {
       expect(kinds, kind).toContain(kind)
@@ -152,6 +152,9 @@ describe("TraderAccount", () => {
       )
     expect(signs("position_close_")).toEqual(new Set([true, false]))
     expect(signs("position_funding")).toEqual(new Set([true, false]))
-    expect(new Set(bills.funding.map((bill) => bill.bizType))).toContain("withdraw")
+    // Each withdrawal pays its network's fee, in its coin.
+    const withdrawals = events.events.flatMap((event) => (event._tag === "Withdrawal" ? [event] : []))
+    expect(withdrawals.length).toBeGreaterThan(20)
+    for (const withdrawal of withdrawals) expect(withdrawal.fee?.coin).toBe(withdrawal.amount.coin)
   })
 })

@@ -128,6 +128,14 @@ type Coin = (typeof traderCoins)[keyof typeof traderCoins]
 type CoinName = keyof typeof traderCoins
 
 const year = 365 * 86_400_000
+
+/** What a withdrawal costs on the coin's usual network. */
+const withdrawalFees: Readonly<Record<CoinName, BigDecimal.BigDecimal>> = {
+  USDT: BigDecimal.make(1n, 0),
+  BTC: BigDecimal.make(2n, 4),
+  ETH: BigDecimal.make(15n, 4),
+  WXT: BigDecimal.make(5n, 0)
+}
 const zero = BigDecimal.make(0n, 0)
 
 /** The USDT price of a coin at `t`: a yearly swing and a monthly one around a level. */
@@ -322,23 +330,30 @@ export const make = (options: TraderOptions = {}): TraderAccount => {
     const deposit = (account: "funding" | "spot") => {
       const roll = prng.next()
       if (roll < 0.6)
-        single(account, traderCoins.USDT, "deposit", floorTo(100 + prng.next() * 1_900, prng.pick([0, 2])))
-      else if (roll < 0.85) single(account, traderCoins.BTC, "deposit", floorTo(0.005 + prng.next() * 0.12, 5))
-      else single(account, traderCoins.ETH, "deposit", floorTo(0.02 + prng.next() * 1.2, 4))
+        single(account, traderCoins.USDT, "deposit", floorTo(100 + prng.next() * 1_400, prng.pick([0, 2])))
+      else if (roll < 0.85) single(account, traderCoins.BTC, "deposit", floorTo(0.004 + prng.next() * 0.08, 5))
+      else single(account, traderCoins.ETH, "deposit", floorTo(0.02 + prng.next() * 0.9, 4))
     }
 
     const fundingSingle = () => {
       const roll = prng.next()
       const withdrawable = Object.values(traderCoins).filter((coin) => value("funding", coin, time) >= 20)
-      if (roll < 0.3 && withdrawable.length > 0) {
-        const coin = prng.pick(withdrawable)
+      // The richer the account, the likelier a withdrawal: a person cashes out what they don't trade.
+      const rich = worth("funding", time)
+      if (roll < 0.12 + (0.3 * rich) / (rich + 15_000) && withdrawable.length > 0) {
+        const coin = weighted(prng, withdrawable, (c) => value("funding", c, time))
         const amount = floorTo(
-          num(held("funding", coin)) * (0.3 + prng.next() * 0.6),
+          num(held("funding", coin)) * (0.3 + prng.next() * 0.45),
           coin === traderCoins.USDT ? 2 : 5
         )
-        if (amount.value > 0n) return void single("funding", coin, "withdraw", BigDecimal.negate(amount))
+        // The network's fee, on the bill and inside its change: what left is amount + fee.
+        const fee = withdrawalFees[coin.coinName]
+        const total = BigDecimal.sum(amount, fee)
+        if (BigDecimal.isPositive(amount) && BigDecimal.lessThanOrEqualTo(total, held("funding", coin))) {
+          return void single("funding", coin, "withdraw", BigDecimal.negate(total), fee)
+        }
       }
-      if (roll > 0.995) {
+      if (roll > 0.998) {
         // A compensation or correction the exchange books under a type no filter lists.
         return void single("funding", traderCoins.USDT, "system_issued", floorTo(0.5 + prng.next() * 20, 2))
       }
@@ -390,7 +405,7 @@ export const make = (options: TraderOptions = {}): TraderAccount => {
     const fundingSpot = (): boolean => {
       const spotWorth = worth("spot", time)
       // Back to funding only what spot does not need to keep trading.
-      const back = !funded("funding") || (spotWorth > 3_000 && prng.next() < spotWorth / (spotWorth + 30_000))
+      const back = !funded("funding") || (spotWorth > 3_000 && prng.next() < spotWorth / (spotWorth + 15_000))
       const [from, to] = back ? (["spot", "funding"] as const) : (["funding", "spot"] as const)
       const coin = heldCoin(from, 1)
       return coin !== undefined && transfer(from, to, coin, back ? 0.2 + prng.next() * 0.4 : 0.4 + prng.next() * 0.55)
