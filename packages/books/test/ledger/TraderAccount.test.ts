@@ -63,7 +63,14 @@ describe("TraderAccount", () => {
   it("holds exactly the bills asked for, and the same seed gives the same bills", () => {
     expect([bills.funding.length, bills.spot.length, bills.contract.length]).toEqual([300, 900, 450])
     expect(TraderAccount.ofYear(year)).toEqual(bills)
-    expect(TraderAccount.ofYear({ ...year, seed: 12 }).spot).not.toEqual(bills.spot)
+    const other = TraderAccount.ofYear({ ...year, seed: 12 })
+    expect(other.spot).not.toEqual(bills.spot)
+    // Two accounts (two seeds) share no bill id, as two keys' accounts on the exchange do not.
+    const ids = (of: TraderAccount.TraderBills) =>
+      [...of.funding, ...of.spot, ...of.contract].map((bill) => bill.billId)
+    const mine = new Set(ids(bills))
+    expect(mine.size).toBe(1_650)
+    expect(ids(other).filter((id) => mine.has(id))).toEqual([])
   })
 
   it("chains every balance exactly, never below zero, in amounts a person holds", () => {

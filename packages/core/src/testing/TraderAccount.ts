@@ -46,9 +46,12 @@ export type TraderAccountKind = "funding" | "spot" | "contract"
 export interface TraderOptions {
   /** Default 1. */
   readonly seed?: number | undefined
-  /** Funding and spot ids start above this; default `BillGenerator.defaultFirstBillId`. */
+  /**
+   * Funding and spot ids start above this; default `BillGenerator.defaultFirstBillId` plus
+   * 10^10 times the seed (modulo 100,000), so accounts of different seeds share no id.
+   */
   readonly firstBillId?: bigint | undefined
-  /** Futures ids start above this; default `BillGenerator.defaultFirstContractBillId`. */
+  /** Futures ids start above this; default `BillGenerator.defaultFirstContractBillId`, apart by seed as above. */
   readonly firstContractBillId?: bigint | undefined
 }
 
@@ -278,8 +281,9 @@ export const make = (options: TraderOptions = {}): TraderAccount => {
   const prng = Prng.make(((options.seed ?? 1) * 2_654_435_761 + 97) >>> 0)
   /** The chain's balances per `account:coin`, as written. */
   const balances = new Map<string, BigDecimal.BigDecimal>()
-  let nextBillId = options.firstBillId ?? defaultFirstBillId
-  let nextContractBillId = options.firstContractBillId ?? defaultFirstContractBillId
+  const apart = BigInt(((options.seed ?? 1) >>> 0) % 100_000) * 10_000_000_000n
+  let nextBillId = options.firstBillId ?? defaultFirstBillId + apart
+  let nextContractBillId = options.firstContractBillId ?? defaultFirstContractBillId + apart
   let position: Position | undefined
 
   const generate = (batch: TraderBatch): TraderBills => {
