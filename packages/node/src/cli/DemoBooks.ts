@@ -1,6 +1,6 @@
 /**
- * The demo's books step: the store the demo synced (trades with both legs, transfers between
- * the three accounts), exported as journals for hledger, Ledger and Beancount, each then
+ * The demo's books step: a trader's account (trades with both legs, transfers between the three
+ * accounts), exported as journals for hledger, Ledger and Beancount, each then
  * checked by its tool where the tool is installed (`hledger check --strict`, `ledger --pedantic
  * balance`, `bean-check`), every balance the exchange reported asserted.
  *
@@ -32,7 +32,7 @@ const checks: ReadonlyArray<{
  */
 export const demoBooks = <E>(bills: Layer.Layer<BillsApi, E>, outDir: string) =>
   Effect.gen(function* () {
-    process.stdout.write("books: journals from the store, checked by the tools:\n")
+    process.stdout.write("books: journals of the same year, checked by the tools:\n")
     for (const { args, command, format } of checks) {
       const out = path.join(
         outDir,
