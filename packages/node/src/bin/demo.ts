@@ -20,10 +20,11 @@ const program =
         return ExitCode.usage
       })
     : runDemo({ ...demoDefaults, bills: flags.includes("--random") ? "random" : "trader" }).pipe(
-        // `bills view --open` itself, so the page is the one the printed command shows.
+        // `bills view --open` itself, so the page is the one the printed command shows (on a free
+        // port: the line it prints first names it).
         Effect.flatMap(({ db }) =>
           flags.includes("--view")
-            ? main([process.argv[0] ?? "node", process.argv[1] ?? "demo", "view", "--db", db, "--open"])
+            ? main([process.argv[0] ?? "node", process.argv[1] ?? "demo", "view", "--db", db, "--port", "0", "--open"])
             : Effect.succeed(ExitCode.ok)
         ),
         Effect.catchAll((error) =>
