@@ -73,6 +73,36 @@ describe("TraderAccount", () => {
     expect(ids(other).filter((id) => mine.has(id))).toEqual([])
   })
 
+  it("holds exactly the bills asked for however few, balances never below zero", () => {
+    const shapes = [
+      [7, 3, 5],
+      [0, 5, 0],
+      [1, 1, 1],
+      [0, 0, 4],
+      [2, 0, 0],
+      [0, 1, 3],
+      [120, 80, 100],
+      [30, 20, 25]
+    ] as const
+    for (const [funding, spot, contract] of shapes) {
+      const account = TraderAccount.make({ seed: funding + spot + contract })
+      for (const from of [startMillis, startMillis + 86_400_000]) {
+        // Two batches: the second continues the first's balances.
+        const batch = account.generate({
+          funding,
+          spot,
+          contract,
+          startMillis,
+          endMillis: startMillis + 86_400_000 - 1
+        })
+        expect([batch.funding.length, batch.spot.length, batch.contract.length]).toEqual([funding, spot, contract])
+        for (const bill of [...batch.funding, ...batch.spot, ...batch.contract]) {
+          expect(bill.afterAmount.startsWith("-"), `${funding}/${spot}/${contract} ${bill.billId}`).toBe(false)
+        }
+      }
+    }
+  })
+
   it("chains every balance exactly, never below zero, in amounts a person holds", () => {
     for (const [account, list] of accounts()) {
       const last = new Map<string, BigDecimal.BigDecimal>()

@@ -238,11 +238,9 @@ const planOf = (prng: Prng.Prng, batch: TraderBatch, funded: (account: TraderAcc
   if (C > 0 && fundingContract === 0 && fundingRoom - fundingSpot > 0) fundingContract = 1
   const spotContract = Math.min(Math.floor(Math.min(S, C) * 0.02), Math.max(C - fundingContract, 0))
   let spotSingles = S > 0 && fundingSpot === 0 && !funded("spot") ? 1 : 0
+  // Never below zero: the transfers touching spot are at most one when spot has under 50 bills,
+  // 10 % of them above.
   let tradeBills = S - fundingSpot - spotContract - spotSingles
-  if (tradeBills < 0) {
-    spotSingles = 0
-    tradeBills = 0
-  }
   if (tradeBills % 2 !== 0) {
     if (fundingRoom - fundingSpot - fundingContract > 0) fundingSpot++
     else spotSingles++
