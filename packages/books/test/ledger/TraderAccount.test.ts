@@ -92,8 +92,8 @@ describe("TraderAccount", () => {
           funding,
           spot,
           contract,
-          startMillis,
-          endMillis: startMillis + 86_400_000 - 1
+          startMillis: from,
+          endMillis: from + 86_400_000 - 1
         })
         expect([batch.funding.length, batch.spot.length, batch.contract.length]).toEqual([funding, spot, contract])
         for (const bill of [...batch.funding, ...batch.spot, ...batch.contract]) {
