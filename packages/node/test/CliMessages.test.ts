@@ -205,6 +205,14 @@ describe("bills, as a person reads it", () => {
     expect(lines.at(-1)).toContain("bills: interrupted; the output holds whole lines only")
   })
 
+  it("bills fake-exchange refuses a knob of the random bills without --random, in one line", async () => {
+    const result = await runCli(["fake-exchange", "--same-ms-every", "5"], {})
+    expect(result.code).toBe(2)
+    expect(result.stderr.trimEnd().split("\n")).toEqual([
+      "bills: --same-ms-every shapes the random bills: add --random (a trader's bills share a millisecond only as a trade's legs and fills do)"
+    ])
+  })
+
   it("bills fake-exchange serves and prints the npx commands to use it", async () => {
     const before = await requestCount()
     const run = startCli(["fake-exchange", "--funding", "7", "--spot", "3", "--seed", "5"], {})

@@ -33,7 +33,9 @@ describe("bills fake-exchange --accounts N", () => {
       const printed = run.output()
       const url = /listening on (http:\/\/\S+)/.exec(printed)?.[1] ?? ""
       expect(url, printed).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/)
-      expect(printed).toContain("20 spot bills over 90 days per account, 3 accounts (seeds 7..9)")
+      expect(printed).toContain(
+        "30 funding, 20 spot and 25 futures bills of a trader over 365 days per account, 3 accounts (seeds 7..9)"
+      )
       const accounts = printed
         .split("\n")
         .filter((line) => accountLine.test(line))

@@ -63,6 +63,13 @@ export {
 } from "./WireBill.js"
 export { type SignedRequestOptions, signedRequest } from "./SignedRequest.js"
 /**
+ * A year of an account a trader would have: deposits, two-leg spot trades, transfers between the
+ * three accounts with both legs, futures fees, funding and profit or loss, withdrawals.
+ *
+ * @since 0.3.0
+ */
+export * as TraderAccount from "./TraderAccount.js"
+/**
  * `BillsApi` over canned bills, or over the fake exchange with the whole real stack: the test
  * variant of the service, prefixed as `NodeBillsApi` and `StoreBillsApi` are.
  *

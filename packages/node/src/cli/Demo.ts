@@ -1,19 +1,24 @@
 /**
  * `pnpm demo`: the main job with no account and no network. Starts the local exchange on
- * loopback with generated bills, exports the three accounts (funding, spot, futures) from it over
- * real HTTP under the real rate limit, checks the exports against the exchange's own records, and
- * prints a summary per account and coin. Then keeps the history: syncs the three accounts into a
- * SQLite file, adds bills on the exchange, syncs again with a handful of requests, and audits from
- * the store offline. Ends with the files for Koinly, CoinTracking and BittyTax.
+ * loopback with a year of a trader's account (the testing kit's `TraderAccount`: deposits, spot
+ * trades as two legs, transfers between the three accounts, futures fees, funding and profit or
+ * loss, withdrawals), exports the three accounts (funding, spot, futures) from it over real HTTP
+ * under the real rate limit, checks the exports against the exchange's own records, and prints a
+ * summary per account and coin. Then keeps the history: syncs the three accounts into a SQLite
+ * file, adds bills on the exchange, syncs again with a handful of requests, and audits from the
+ * store offline. Then the files for Koinly, CoinTracking and BittyTax and the journals, from a
+ * smaller trader's year, and last the `bills view` command that shows the store.
  *
  * @since 0.1.0
  */
 import type { Credentials } from "@account-bills/core"
 import { TaxFiles } from "@account-bills/books"
-import { FakeExchange } from "@account-bills/core/testing"
+import { FakeExchange, type FakeExchangeOptions, TraderAccount } from "@account-bills/core/testing"
 import { StoreAccount, StoreBillsApi, StoreLayer, Sync } from "@account-bills/store"
+import * as Clock from "effect/Clock"
 import * as Schema from "effect/Schema"
 import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
 import * as fs from "node:fs"
 import * as os from "node:os"
@@ -57,16 +62,35 @@ export interface DemoOptions {
   readonly seed: number
   /** Where the exports go; a fresh temporary folder by default. */
   readonly outDir?: string
+  /**
+   * `"trader"` (the default): a year of `TraderAccount`, exactly these counts; `"random"`: the
+   * generator's random bills over 90 days with same-millisecond groups (the demo before 0.3.0),
+   * whose futures history is its own and `contract` bills more. Since 0.3.0.
+   */
+  readonly bills?: "trader" | "random" | undefined
 }
 
 /**
- * The demo's defaults: about 2,000 funding, 6,000 spot and 3,000 futures bills with
- * same-millisecond groups.
+ * The demo's defaults: a trader's year of 2,000 funding, 6,000 spot and 3,000 futures bills.
  *
  * @since 0.1.0
  * @category utils
  */
 export const demoDefaults: DemoOptions = { funding: 2_000, spot: 6_000, contract: 3_000, seed: 20_240_501 }
+
+/**
+ * What the demo leaves: the summaries it printed and the store it synced.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export interface DemoResult {
+  readonly summaries: ReadonlyArray<AccountSummary>
+  /** The SQLite file `bills view --db` shows. */
+  readonly db: string
+}
+
+const day = 86_400_000
 
 const table = (summaries: ReadonlyArray<AccountSummary>): string => {
   const rows = [["account", "coin", "bills", "net change", "first balance", "last balance"]]
@@ -96,7 +120,12 @@ const table = (summaries: ReadonlyArray<AccountSummary>): string => {
  * The store part: syncs the three accounts into a SQLite file, adds bills on the exchange, syncs
  * again (printing how few requests that took), then audits from the store, offline.
  */
-const keepHistory = (server: FakeExchangeServerService, credentials: Credentials, db: string) =>
+const keepHistory = (
+  server: FakeExchangeServerService,
+  credentials: Credentials,
+  db: string,
+  trader: TraderAccount.TraderAccount | undefined
+) =>
   Effect.gen(function* () {
     const account = StoreAccount.make(credentials.apiKey, "demo")
     const sync = Effect.gen(function* () {
@@ -115,32 +144,50 @@ const keepHistory = (server: FakeExchangeServerService, credentials: Credentials
       `${label}: ${summaries.map((s) => `${s.kind} ${s.added} new bills in ${s.pages} requests`).join(", ")}\n`
     process.stdout.write(line(`first sync into ${db}`, yield* Effect.provide(sync, store)))
     const now = yield* server.exchange.serverTime
-    for (const kind of ["funding", "spot"] as const) {
-      yield* server.exchange.appendGenerated(kind, 1_000, { startMillis: now - 60_000, endMillis: now - 1_000 })
+    // Within the sync's overlap (60 s) before now, so the second sync reads them.
+    const window = { startMillis: now - 59_000, endMillis: now - 1_000 }
+    if (trader === undefined) {
+      for (const kind of ["funding", "spot"] as const) yield* server.exchange.appendGenerated(kind, 1_000, window)
+    } else {
+      const more = trader.generate({ funding: 1_000, spot: 1_000, contract: 1_000, ...window })
+      yield* server.exchange.append("funding", more.funding)
+      yield* server.exchange.append("spot", more.spot)
+      yield* server.exchange.appendContract(more.contract)
     }
     process.stdout.write(line("1,000 new bills per account, second sync", yield* Effect.provide(sync, store)))
     process.stdout.write("audit from the store, offline:\n")
-    yield* runAudit({ account: "all" }).pipe(Effect.provide(StoreBillsApi.layer(account.id)), Effect.provide(store))
+    yield* runAudit({ account: "all" }).pipe(Effect.provide(Layer.provide(StoreBillsApi.layer(account.id), store)))
   })
 
+/** The smaller trader's year the tax files and journals are written from. */
+const booksCounts = { funding: 300, spot: 900, contract: 400 } as const
+
 /**
- * The files for the three tax tools, from an exchange that books trades as two legs and
- * transfers with both legs (its own, so the steps above keep their bills).
+ * The files for the three tax tools and the journals, from a smaller trader's year on an exchange
+ * of its own with no rate limit: the same six exports over the store's 14,000 bills (and the tools
+ * over 10,000 transactions) took about 40 s more when tried. The flagged events are listed once,
+ * for the first file; the others count them.
  */
-const taxFiles = (credentials: Credentials, outDir: string, seed: number) =>
+const books = (credentials: Credentials, outDir: string, seed: number, endMillis: number) =>
   Effect.gen(function* () {
     const server = yield* FakeExchangeServer.make({
       rateLimit: false,
-      generate: { seed, funding: 400, spot: 800, linked: true }
+      bills: TraderAccount.ofYear({ seed, ...booksCounts, endMillis })
     })
-    process.stdout.write("files for tax tools, from linked bills (trades as two legs, transfers with both):\n")
-    for (const format of TaxFiles.taxFormats) {
+    // The local exchange sets no limit here, so neither does the client.
+    const bills = NodeBillsApi.layer(credentials, {
+      config: { baseUrl: server.url, contractBaseUrl: server.url },
+      rateLimit: { limit: 1_000 }
+    })
+    process.stdout.write(
+      `files for tax tools, from a smaller trader's year (${booksCounts.funding} funding, ${booksCounts.spot} spot, ${booksCounts.contract} futures bills):\n`
+    )
+    for (const [index, format] of TaxFiles.taxFormats.entries()) {
       const out = path.join(outDir, `weex-${format}.csv`)
-      yield* taxExport({ format, account: "all", out, strict: false }).pipe(
-        Effect.provide(NodeBillsApi.layer(credentials, { config: { baseUrl: server.url } }))
-      )
+      yield* taxExport({ format, account: "all", out, strict: false, quiet: index > 0 }).pipe(Effect.provide(bills))
       process.stdout.write(`  ${format}: ${out}\n`)
     }
+    yield* demoBooks(bills, outDir)
   }).pipe(Effect.scoped)
 
 /**
@@ -151,15 +198,31 @@ const taxFiles = (credentials: Credentials, outDir: string, seed: number) =>
  */
 export const runDemo = (options: DemoOptions = demoDefaults) =>
   Effect.gen(function* () {
-    const server = yield* FakeExchangeServer.make({
-      generate: {
-        seed: options.seed,
-        funding: options.funding,
-        spot: options.spot,
-        contract: options.contract,
-        sameMillisecondGroup: { every: 40, size: 5 }
-      }
-    })
+    const now = yield* Clock.currentTimeMillis
+    // The year ends before the second sync's bills begin (see keepHistory).
+    const end = now - 2 * 60_000
+    const trader = options.bills === "random" ? undefined : TraderAccount.make({ seed: options.seed })
+    const bills: FakeExchangeOptions =
+      trader === undefined
+        ? {
+            generate: {
+              seed: options.seed,
+              funding: options.funding,
+              spot: options.spot,
+              contract: options.contract,
+              sameMillisecondGroup: { every: 40, size: 5 }
+            }
+          }
+        : {
+            bills: trader.generate({
+              funding: options.funding,
+              spot: options.spot,
+              contract: options.contract,
+              startMillis: end - 365 * day,
+              endMillis: end
+            })
+          }
+    const server = yield* FakeExchangeServer.make(bills)
     const outDir = options.outDir ?? fs.mkdtempSync(path.join(os.tmpdir(), "account-bills-demo-"))
     process.stderr.write(`local exchange at ${server.url}; exporting to ${outDir}\n`)
     const credentials = {
@@ -223,8 +286,11 @@ export const runDemo = (options: DemoOptions = demoDefaults) =>
     const summaries = summary.accounts
     process.stdout.write(`${table(summaries)}\n`)
     process.stdout.write(`every bill exported exactly once, field for field (checked against the exchange)\n`)
-    yield* keepHistory(server, credentials, path.join(outDir, "bills.sqlite"))
-    yield* taxFiles(credentials, outDir, options.seed)
-    yield* demoBooks(credentials, outDir)
-    return summaries
+    const db = path.join(outDir, "bills.sqlite")
+    yield* keepHistory(server, credentials, db, trader)
+    // A seed whose year holds a couple of `system_issued` bills, so the demo shows how a type no
+    // filter lists is flagged (once).
+    yield* books(credentials, outDir, options.seed + 5, end)
+    process.stdout.write(`see it: pnpm bills view --db ${db} --open   (pnpm demo --view opens it at the end)\n`)
+    return { summaries, db } satisfies DemoResult
   }).pipe(Effect.scoped)

@@ -1,18 +1,17 @@
 /**
- * The demo's books step: a local exchange of linked bills (trades with both legs, transfers
- * between the accounts), exported as journals for hledger, Ledger and Beancount, each then
+ * The demo's books step: a trader's account (trades with both legs, transfers between the three
+ * accounts), exported as journals for hledger, Ledger and Beancount, each then
  * checked by its tool where the tool is installed (`hledger check --strict`, `ledger --pedantic
  * balance`, `bean-check`), every balance the exchange reported asserted.
  *
  * @since 0.2.0
  */
-import type { Credentials } from "@account-bills/core"
+import type { BillsApi } from "@account-bills/core"
 import type { Journal } from "@account-bills/books"
 import * as Effect from "effect/Effect"
+import type * as Layer from "effect/Layer"
 import { spawnSync } from "node:child_process"
 import * as path from "node:path"
-import { FakeExchangeServer } from "../FakeExchangeServer.js"
-import { NodeBillsApi } from "../NodeBillsApi.js"
 import { journalExport } from "./JournalExport.js"
 
 const checks: ReadonlyArray<{
@@ -31,15 +30,9 @@ const checks: ReadonlyArray<{
  * @since 0.2.0
  * @category utils
  */
-export const demoBooks = (credentials: Credentials, outDir: string) =>
+export const demoBooks = <E>(bills: Layer.Layer<BillsApi, E>, outDir: string) =>
   Effect.gen(function* () {
-    const server = yield* FakeExchangeServer.make({
-      rateLimit: false,
-      generate: { seed: 20_240_502, funding: 1_000, spot: 3_000, linked: true }
-    })
-    process.stdout.write(
-      "books: journals of linked bills (trades with both legs, own transfers), checked by the tools:\n"
-    )
+    process.stdout.write("books: journals of the same year, checked by the tools:\n")
     for (const { args, command, format } of checks) {
       const out = path.join(
         outDir,
@@ -52,7 +45,7 @@ export const demoBooks = (credentials: Credentials, outDir: string) =>
         strict: false,
         accountNames: {},
         quiet: true
-      }).pipe(Effect.provide(NodeBillsApi.layer(credentials, { config: { baseUrl: server.url } })))
+      }).pipe(Effect.provide(bills))
       const run = spawnSync(command, args(out), { encoding: "utf8", maxBuffer: 1 << 28 })
       const verdict =
         run.error !== undefined
@@ -64,4 +57,4 @@ export const demoBooks = (credentials: Credentials, outDir: string) =>
         `  ${out}: ${journal.transactions} transactions, ${journal.assertions} ${format === "beancount" ? "balance directives" : "assertions"}; ${verdict}\n`
       )
     }
-  }).pipe(Effect.scoped)
+  })

@@ -1,6 +1,9 @@
 /**
  * `fake-exchange`: runs the fake exchange on loopback with generated bills until Ctrl-C, so the
  * client, the command line or any other tool can be tried with no account and no network. The
+ * bills are a trader's (the testing kit's `TraderAccount`: deposits, two-leg trades, transfers
+ * between the three accounts, futures fees, funding and profit or loss) over a year unless
+ * `--random` or `--linked` asks for the random generator's, over 90 days. The
  * same command is `npx bills fake-exchange` where the package is installed and
  * `pnpm fake-exchange` in this repository; each prints the commands to try in its own words.
  *
@@ -13,8 +16,11 @@ import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Flags from "./Flags.js"
+import { UsageError } from "./UsageError.js"
 
 const day = 24 * 60 * 60 * 1000
+/** Futures bills of a trader's account unless `--contract` says otherwise: as busy as the other two. */
+const traderContract = (funding: number, spot: number) => Math.round((funding + spot) / 2)
 
 const count = (flag: string, fallback: number, description: string) =>
   Options.text(flag).pipe(
@@ -28,17 +34,33 @@ const options = {
   seed: count("seed", 1, "generator seed"),
   funding: count("funding", 1000, "funding bills"),
   spot: count("spot", 1000, "spot bills"),
-  days: count("days", 90, "the bills span this many days up to now"),
+  contract: Options.text("contract").pipe(
+    Options.withPseudoName("N"),
+    Options.withSchema(Flags.wholeNumber("contract", 0)),
+    Options.withDescription(
+      "futures bills (default: half of --funding plus --spot; with --random none, and then the futures account's own besides its transfers)"
+    ),
+    Options.optional
+  ),
+  days: Options.text("days").pipe(
+    Options.withPseudoName("N"),
+    Options.withSchema(Flags.wholeNumber("days", 1)),
+    Options.withDescription("the bills span this many days up to now (default: 365; with --random or --linked, 90)"),
+    Options.optional
+  ),
+  random: Options.boolean("random").pipe(
+    Options.withDescription("random bills of every type instead of a trader's account (the generator before 0.3.0)")
+  ),
   sameMsEvery: Options.text("same-ms-every").pipe(
     Options.withPseudoName("N"),
     Options.withSchema(Flags.wholeNumber("same-ms-every", 1)),
-    Options.withDescription("every N bills, start a group sharing one millisecond"),
+    Options.withDescription("with --random or --linked: every N bills, start a group sharing one millisecond"),
     Options.optional
   ),
   sameMsSize: count("same-ms-size", 2, "size of such a group"),
   linked: Options.boolean("linked").pipe(
     Options.withDescription(
-      "book trades as two spot legs and transfers between funding and spot with both legs (--funding plus --spot bills in all)"
+      "random bills, with trades as two spot legs and transfers between funding and spot with both legs (--funding plus --spot bills in all)"
     )
   ),
   order: Options.text("order").pipe(
@@ -121,7 +143,7 @@ export const fakeExchangeCommand = (runner: string) =>
   Command.make("fake-exchange", options, (flags) =>
     Effect.gen(function* () {
       // Loaded only when it runs: `bills --help` needs neither the server nor the testing kit.
-      const { FakeExchange } = yield* Effect.promise(() => import("@account-bills/core/testing"))
+      const { FakeExchange, TraderAccount } = yield* Effect.promise(() => import("@account-bills/core/testing"))
       const { FakeExchangeServer } = yield* Effect.promise(() => import("../FakeExchangeServer.js"))
       const defaults = FakeExchange.defaultCredentials
       const base = {
@@ -138,7 +160,19 @@ export const fakeExchangeCommand = (runner: string) =>
               secret: `${base.secret}-${account}`,
               passphrase: `${base.passphrase}-${account}`
             }
+      const random = flags.random || flags.linked
+      if (!random && Option.isSome(flags.sameMsEvery)) {
+        return yield* new UsageError({
+          reason:
+            "--same-ms-every shapes the random bills: add --random (a trader's bills share a millisecond only as a trade's legs and fills do)"
+        })
+      }
+      const days = Option.getOrElse(flags.days, () => (random ? 90 : 365))
+      const contract = random
+        ? Option.getOrUndefined(flags.contract)
+        : Option.getOrElse(flags.contract, () => traderContract(flags.funding, flags.spot))
       const now = Date.now()
+      const startMillis = now - days * day
       const exchangeOf = (account: number) =>
         FakeExchange.make({
           apiVersion: flags.apiVersion,
@@ -150,18 +184,31 @@ export const fakeExchangeCommand = (runner: string) =>
           credentials: credentialsOf(account),
           faults:
             flags.faultRate > 0 ? { random: { rate: flags.faultRate, seed: flags.seed + account - 1 } } : undefined,
-          generate: {
-            seed: flags.seed + account - 1,
-            funding: flags.funding,
-            spot: flags.spot,
-            linked: flags.linked,
-            startMillis: now - flags.days * day,
-            endMillis: now,
-            sameMillisecondGroup: Option.match(flags.sameMsEvery, {
-              onNone: () => undefined,
-              onSome: (every) => ({ every, size: flags.sameMsSize })
-            })
-          }
+          ...(random
+            ? {
+                generate: {
+                  seed: flags.seed + account - 1,
+                  funding: flags.funding,
+                  spot: flags.spot,
+                  contract,
+                  linked: flags.linked,
+                  startMillis,
+                  endMillis: now,
+                  sameMillisecondGroup: Option.match(flags.sameMsEvery, {
+                    onNone: () => undefined,
+                    onSome: (every) => ({ every, size: flags.sameMsSize })
+                  })
+                }
+              }
+            : {
+                bills: TraderAccount.make({ seed: flags.seed + account - 1 }).generate({
+                  funding: flags.funding,
+                  spot: flags.spot,
+                  contract: contract ?? traderContract(flags.funding, flags.spot),
+                  startMillis,
+                  endMillis: now
+                })
+              })
         })
       // The first account apart: the option's own rule keeps `--accounts` at 1 or more.
       const first = yield* exchangeOf(1)
@@ -179,8 +226,12 @@ export const fakeExchangeCommand = (runner: string) =>
         flags.accounts === 1
           ? ""
           : ` per account, ${flags.accounts} accounts (seeds ${flags.seed}..${flags.seed + flags.accounts - 1})`
+      const counts =
+        contract === undefined
+          ? `${flags.funding} funding and ${flags.spot} spot`
+          : `${flags.funding} funding, ${flags.spot} spot and ${contract} futures`
       yield* Console.log(
-        `${flags.funding} funding and ${flags.spot} spot bills over ${flags.days} days${each === "" ? ` (seed ${flags.seed})` : each}, interface ${flags.apiVersion}, order ${flags.order}, bounds ${flags.bounds}`
+        `${counts} bills ${random ? "" : "of a trader "}over ${days} days${each === "" ? ` (seed ${flags.seed})` : each}, interface ${flags.apiVersion}, order ${flags.order}, bounds ${flags.bounds}`
       )
       const limits = [
         ...Option.toArray(Option.map(flags.lookbackDays, (days) => `serves only the last ${days} days`)),

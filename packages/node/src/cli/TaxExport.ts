@@ -60,6 +60,11 @@ export interface TaxExportRequest {
   readonly to?: number | undefined
   readonly out?: string | undefined
   readonly strict: boolean
+  /**
+   * Leave out the flagged events' lines and the line per coin (the demo, which writes the same
+   * events in every format and lists them once); the summary still counts them. Since 0.3.0.
+   */
+  readonly quiet?: boolean | undefined
 }
 
 const flaggedLine = (flagged: TaxFiles.Flagged): string => {
@@ -104,7 +109,7 @@ export const taxExport = (
       Effect.sync(() => {
         if (lines.length > 0) process.stderr.write(`${lines.join("\n")}\n`)
       })
-    yield* report(summary.flagged.map(flaggedLine))
+    if (request.quiet !== true) yield* report(summary.flagged.map(flaggedLine))
     if (request.strict && summary.flagged.length > 0) {
       return yield* new FlaggedEvents({ count: summary.flagged.length, format: request.format })
     }
@@ -121,7 +126,7 @@ export const taxExport = (
     const unpaired = summary.flagged.filter((flagged) => flagged.flag === "UNPAIRED").length
     const unknown = summary.flagged.length - unpaired
     yield* report([
-      ...summary.coins.map(coinLine),
+      ...(request.quiet === true ? [] : summary.coins.map(coinLine)),
       `${request.format}: ${events.events.length} events from ${summary.coins.reduce((sum, coin) => sum + coin.bills, 0)} bills; ${unpaired} unpaired, ${unknown} of unknown type (written single-sided, flagged); balance changes ${summary.conserved ? "conserved for every coin" : "NOT conserved"}`
     ])
     return summary
