@@ -125,7 +125,24 @@ export interface GenerateBillsOptions extends BillGenerator.GeneratorOptions {
    * @since 0.2.0
    */
   readonly linked?: boolean | undefined
+  /**
+   * With `linked`, the hard cases of the books to generate (see `BillGenerator.LinkedBatch`): the
+   * leg a trade's fee is on, ambiguous groups of one fill, dropped legs, ids against the chain
+   * in a millisecond. Default none, the bills a seed always gave. Since 0.3.0.
+   */
+  readonly linkedCases?: LinkedCases | undefined
 }
+
+/**
+ * The hard cases a linked history can hold (`GenerateBillsOptions.linkedCases`).
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export type LinkedCases = Pick<
+  BillGenerator.LinkedBatch,
+  "tradeFees" | "ambiguousEvery" | "dropLegEvery" | "idsAgainstChain"
+>
 
 /**
  * The behaviours the interface leaves open, and the limits; all can change at runtime.

@@ -73,7 +73,8 @@ export const seedBooks = (
           count: (gen.funding ?? 100) + (gen.spot ?? 100),
           startMillis,
           endMillis,
-          tieEvery: gen.sameMillisecondGroup?.every
+          tieEvery: gen.sameMillisecondGroup?.every,
+          ...gen.linkedCases
         })
       : undefined
   const seeded = <A extends Account>(
