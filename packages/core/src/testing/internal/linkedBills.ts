@@ -222,13 +222,13 @@ export const linkedBatch = (state: LinkedState, batch: LinkedBatch): LinkedBills
         cTime: time
       })
       if (twice && BigDecimal.isPositive(given)) {
-        // The second in leg's fee is the first's and a per mille more: the two ins differ.
-        const group = [
-          push(out),
-          push(out),
-          push(into(inFee)),
-          push(into(BigDecimal.sum(inFee, perMille(got, target.decimals))))
-        ]
+        // The second in leg's fee is twice the first's, or the coin's smallest unit where the
+        // first is none (a tiny amount's per mille rounds to zero): never the same, never more
+        // than what came in.
+        const otherFee = BigDecimal.isZero(inFee)
+          ? BigDecimal.make(1n, Math.min(target.decimals, got.scale))
+          : BigDecimal.multiply(inFee, two)
+        const group = [push(out), push(out), push(into(inFee)), push(into(otherFee))]
         for (const leg of group.slice(0, 2)) apply(leg)
         pending.push(...group.slice(2))
         ambiguous.push(group)
