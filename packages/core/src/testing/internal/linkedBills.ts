@@ -211,24 +211,25 @@ export const linkedBatch = (state: LinkedState, batch: LinkedBatch): LinkedBills
         fill,
         cTime: time
       }
-      const into = (fee: BigDecimal.BigDecimal) => ({
+      const into = (fee: BigDecimal.BigDecimal, delta = BigDecimal.subtract(got, fee)) => ({
         account,
         coin: target,
         bizType: "trade_in",
-        delta: BigDecimal.subtract(got, fee),
+        delta,
         // The default writes even a zero fee at the coin's decimals, as it always did.
         fees: where === "sent" && BigDecimal.isZero(fee) ? "0" : state.format(fee, target.decimals),
         fill,
         cTime: time
       })
       if (twice && BigDecimal.isPositive(given)) {
-        // The second in leg's fee is twice the first's, or the coin's smallest unit where the
-        // first is none (a tiny amount's per mille rounds to zero): never the same, never more
-        // than what came in.
+        // The second in leg brings the same change as the first with another fee (twice the
+        // first's, or the coin's smallest unit where the first is none): the two differ only
+        // in what they report, which is what makes the group ambiguous.
         const otherFee = BigDecimal.isZero(inFee)
-          ? BigDecimal.make(1n, Math.min(target.decimals, got.scale))
+          ? BigDecimal.make(1n, target.decimals)
           : BigDecimal.multiply(inFee, two)
-        const group = [push(out), push(out), push(into(inFee)), push(into(otherFee))]
+        const first = into(inFee)
+        const group = [push(out), push(out), push(first), push(into(otherFee, first.delta))]
         for (const leg of group.slice(0, 2)) apply(leg)
         pending.push(...group.slice(2))
         ambiguous.push(group)
