@@ -241,6 +241,13 @@ export interface ContractWireOptions {
    */
   readonly nextKey?: "object" | "null" | "missing" | undefined
   /**
+   * v3: `"missing"` leaves `hasNextPage` out of every answer (the cursor alone says more
+   * follow), as an answer that carries only what the docs mark required would; default
+   * `"sent"`. Pages are then never cut short of the limit (`pageSize` is not for it): nothing
+   * would say that more follow a short page. Since 0.3.0.
+   */
+  readonly hasNextPage?: "sent" | "missing" | undefined
+  /**
    * The most bills the host lists on one page, whatever the request's `limit`, saying
    * `hasNextPage: true` when more follow: a page shorter than the limit that says more, as the
    * docs' samples show one (one bill, `hasNextPage: true`). Default: the request's limit; v2's

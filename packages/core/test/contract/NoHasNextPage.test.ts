@@ -1,0 +1,85 @@
+/**
+ * A v3 futures answer with a cursor and no `hasNextPage` at all (the field left out, as an answer
+ * carrying only what some docs mark required would). Only the cursor then says that more follow,
+ * and a full page is not the end: a millisecond fuller than a page is read on by `nextKey` to its
+ * last bill, however many pages it takes, and the walk goes on past it.
+ */
+import { describe, expect, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as Stream from "effect/Stream"
+import * as TestClock from "effect/TestClock"
+import { BillsApi } from "../../src/index.js"
+import { BillGenerator, type ContractWireBill, FakeExchange, TestBillsApi } from "../../src/testing/index.js"
+
+const day = 86_400_000
+const t0 = Date.UTC(2025, 0, 1)
+const crowded = t0 + 4 * day + 321
+
+/** 400 bills over eight days, 260 of them in `crowded` (three pages of 100), neighbours a millisecond away. */
+const bills: ReadonlyArray<ContractWireBill> = BillGenerator.generateContract({
+  count: 400,
+  startMillis: t0,
+  endMillis: t0 + 8 * day,
+  seed: 53
+}).map((bill, i) =>
+  i >= 70 && i < 330
+    ? { ...bill, cTime: String(crowded) }
+    : i === 69 || i === 330
+      ? { ...bill, cTime: String(crowded + (i === 69 ? -1 : 1)) }
+      : bill
+)
+
+describe("v3 answers without hasNextPage", () => {
+  for (const order of ["newest-first", "oldest-first"] as const) {
+    // Mutations, each applied once: `page.items.length < limit` -> `<=` in crowdedMillisecond's
+    // end of listing (a full page without the flag taken for the last), and `hasNextPage ===
+    // false` -> `!== true` in contractStream (no flag read as "nothing follows"): each ends the
+    // millisecond after its second page and drops the rest of it, without an error.
+    it.effect(`a crowded millisecond is read to its end by the cursor alone (${order})`, () =>
+      Effect.gen(function* () {
+        yield* TestClock.setTime(t0 + 9 * day)
+        const api = yield* BillsApi
+        const exchange = yield* FakeExchange
+        const got = [...(yield* Stream.runCollect(api.streamContractBills({ from: t0, concurrency: 1 })))]
+        const ids = got.map((bill) => bill.billId)
+        expect(new Set(ids).size).toBe(ids.length)
+        expect([...ids].sort()).toEqual(bills.map((bill) => bill.billId).sort())
+        const requests = (yield* exchange.requests).filter((r) => r.operation === "contractBills")
+        // The answers really carry no flag, and the millisecond took the cursor at least twice.
+        const cursored = requests.filter((r) => (r.params as { nextKeyId?: unknown }).nextKeyId !== undefined)
+        expect(cursored.length).toBeGreaterThanOrEqual(2)
+        for (const r of cursored) expect((r.params as { nextKeyTime?: unknown }).nextKeyTime).toBe(crowded)
+      }).pipe(
+        Effect.provide(
+          TestBillsApi.layerStack({
+            apiVersion: "v3",
+            exchange: { bills: { contract: bills }, order, contractWire: { hasNextPage: "missing" } },
+            rateLimit: false
+          })
+        )
+      )
+    )
+  }
+
+  it.effect("the fake leaves the field out, and gives the cursor on a full page", () =>
+    Effect.gen(function* () {
+      yield* TestClock.setTime(t0 + 9 * day)
+      const exchange = yield* FakeExchange
+      const api = yield* BillsApi
+      const page = yield* api.contractBills({ startTime: crowded, endTime: crowded + 1, limit: 100 })
+      expect(page.items).toHaveLength(100)
+      expect(page.hasNextPage).toBeUndefined()
+      expect(page.nextKey).toBeDefined()
+      const requests = yield* exchange.requests
+      expect(requests.length).toBeGreaterThan(0)
+    }).pipe(
+      Effect.provide(
+        TestBillsApi.layerStack({
+          apiVersion: "v3",
+          exchange: { bills: { contract: bills }, contractWire: { hasNextPage: "missing" } },
+          rateLimit: false
+        })
+      )
+    )
+  )
+})
