@@ -2,7 +2,9 @@
  * A v3 futures answer with a cursor and no `hasNextPage` at all (the field left out, as an answer
  * carrying only what some docs mark required would). Only the cursor then says that more follow,
  * and a full page is not the end: a millisecond fuller than a page is read on by `nextKey` to its
- * last bill, however many pages it takes, and the walk goes on past it.
+ * last bill, however many pages it takes, and the walk goes on past it. Also a crowd at each end of
+ * the window, with the flag and without: the walk's first page is crowded before it knows the
+ * server's order, and its last crowd ends the listing inside the millisecond.
  */
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
@@ -82,4 +84,41 @@ describe("v3 answers without hasNextPage", () => {
       )
     )
   )
+
+  /** 150 bills in the window's first millisecond, 150 in its last, 40 between. */
+  const ends: ReadonlyArray<ContractWireBill> = BillGenerator.generateContract({
+    count: 340,
+    startMillis: t0,
+    endMillis: t0 + 8 * day,
+    seed: 54
+  }).map((bill, i) =>
+    i < 150 ? { ...bill, cTime: String(t0) } : i >= 190 ? { ...bill, cTime: String(t0 + 8 * day) } : bill
+  )
+  for (const order of ["newest-first", "oldest-first"] as const) {
+    for (const flag of ["sent", "missing"] as const) {
+      // Mutations: the order check of a crowd read before the order is known made unconditional
+      // (`state.order !== "unknown"` -> `true`: the first page fails, "listed bills unknown and
+      // then ..."); and, without the flag, a short page taken for the listing's end only when it
+      // says so (`page.saysMore !== true` -> `!== false`: the walk asks a cursor the page did not
+      // give, and fails the crowd).
+      it.effect(`a crowd at each end of the window, hasNextPage ${flag} (${order})`, () =>
+        Effect.gen(function* () {
+          yield* TestClock.setTime(t0 + 9 * day)
+          const api = yield* BillsApi
+          const got = [...(yield* Stream.runCollect(api.streamContractBills({ from: t0, concurrency: 1 })))]
+          const ids = got.map((bill) => bill.billId)
+          expect(new Set(ids).size).toBe(ids.length)
+          expect([...ids].sort()).toEqual(ends.map((bill) => bill.billId).sort())
+        }).pipe(
+          Effect.provide(
+            TestBillsApi.layerStack({
+              apiVersion: "v3",
+              exchange: { bills: { contract: ends }, order, contractWire: { hasNextPage: flag } },
+              rateLimit: false
+            })
+          )
+        )
+      )
+    }
+  }
 })
