@@ -94,13 +94,16 @@ describe("v3 answers without hasNextPage", () => {
   }).map((bill, i) =>
     i < 150 ? { ...bill, cTime: String(t0) } : i >= 190 ? { ...bill, cTime: String(t0 + 8 * day) } : bill
   )
+  /** A bill a day before the walk's `from`, which it must not list. */
+  const before = { ...(ends[0] as ContractWireBill), billId: "836825748291000001", cTime: String(t0 - day) }
   for (const order of ["newest-first", "oldest-first"] as const) {
     for (const flag of ["sent", "missing"] as const) {
       // Mutations: the order check of a crowd read before the order is known made unconditional
       // (`state.order !== "unknown"` -> `true`: the first page fails, "listed bills unknown and
       // then ..."); and, without the flag, a short page taken for the listing's end only when it
       // says so (`page.saysMore !== true` -> `!== false`: the walk asks a cursor the page did not
-      // give, and fails the crowd).
+      // give, and fails the crowd); the walk's start without its `from` (`valid.from ??
+      // contractHistoryStartMillis` -> `valid.from && ...`: the bill before it is listed).
       it.effect(`a crowd at each end of the window, hasNextPage ${flag} (${order})`, () =>
         Effect.gen(function* () {
           yield* TestClock.setTime(t0 + 9 * day)
@@ -113,7 +116,7 @@ describe("v3 answers without hasNextPage", () => {
           Effect.provide(
             TestBillsApi.layerStack({
               apiVersion: "v3",
-              exchange: { bills: { contract: ends }, order, contractWire: { hasNextPage: flag } },
+              exchange: { bills: { contract: [before, ...ends] }, order, contractWire: { hasNextPage: flag } },
               rateLimit: false
             })
           )
