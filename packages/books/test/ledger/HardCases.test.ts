@@ -12,7 +12,7 @@ import { describe, expect, it } from "@effect/vitest"
 import * as BigDecimal from "effect/BigDecimal"
 import * as Effect from "effect/Effect"
 import type { FundingWireBill, SpotWireBill } from "@account-bills/core/testing"
-import { type LedgerEvents, TaxFiles } from "../../src/index.js"
+import { type Ledger, type LedgerEvents, TaxFiles } from "../../src/index.js"
 import { type HardCases, hardCaseOptions, readHardCases } from "../support/hardCases.js"
 import { columnsOf, effectOf, has, noteOf, parse, sidesOf } from "../support/taxRows.js"
 
@@ -20,6 +20,15 @@ const seeds = [3, 8] as const
 const decimal = (text: string) => BigDecimal.normalize(BigDecimal.unsafeFromString(text))
 const text = (value: BigDecimal.BigDecimal) => BigDecimal.format(BigDecimal.normalize(value))
 const feeOf = (bill: FundingWireBill | SpotWireBill) => BigDecimal.abs(decimal(bill.fees))
+
+/** The ledger's order: time, funding before spot, then the bill id as a number. */
+const accountRank: Readonly<Record<string, number>> = { funding: 0, spot: 1 }
+const ledgerOrder = (a: Ledger.LedgerEntry, b: Ledger.LedgerEntry) =>
+  a.bill.cTime.epochMillis - b.bill.cTime.epochMillis ||
+  (accountRank[a.account] ?? 9) - (accountRank[b.account] ?? 9) ||
+  a.bill.billId.length - b.bill.billId.length ||
+  (a.bill.billId < b.bill.billId ? -1 : a.bill.billId > b.bill.billId ? 1 : 0)
+const idsOf = (entries: ReadonlyArray<Ledger.LedgerEntry>) => entries.map((entry) => entry.bill.billId)
 
 const byBills = (events: LedgerEvents.LedgerEvents) => {
   const found = new Map<string, LedgerEvents.LedgerEvent>()
@@ -73,7 +82,8 @@ describe.each(seeds)("the hard cases of seed %i, end to end", (seed) => {
         const event = of.get(outId)
         expect(event?._tag, `trade ${outId} ${inId}`).toBe("Trade")
         if (event?._tag !== "Trade") continue
-        expect(event.entries.map((entry) => entry.bill.billId).sort()).toEqual([outId, inId].sort())
+        expect(idsOf(event.entries)).toEqual(idsOf([...event.entries].sort(ledgerOrder)))
+        expect([...idsOf(event.entries)].sort()).toEqual([outId, inId].sort())
         expect([event.sent.coin, text(event.sent.amount)]).toEqual([
           out.coinName,
           text(BigDecimal.subtract(BigDecimal.abs(decimal(out.deltaAmount)), feeOf(out)))
@@ -87,6 +97,20 @@ describe.each(seeds)("the hard cases of seed %i, end to end", (seed) => {
           .map((bill) => `${bill.coinName} ${text(feeOf(bill))}`)
         expect(event.fees.map((fee) => `${fee.coin} ${text(fee.amount)}`).sort()).toEqual(fees.sort())
       }
+    })
+  )
+
+  // Mutations in internal/ledgerEvents.ts: an event placed by its last bill (`Math.min` ->
+  // `Math.max`), or by none (`emit([], ...)`), or the events left unsorted.
+  it.effect("the events come in the ledger's order of their first bills, each bill in one event", () =>
+    Effect.gen(function* () {
+      const { entries, events } = yield* read
+      const position = new Map([...entries].sort(ledgerOrder).map((entry, i) => [entry.bill.billId, i]))
+      const firsts = events.events.map((event) =>
+        Math.min(...event.entries.map((e) => position.get(e.bill.billId) ?? -1))
+      )
+      expect(firsts.every((first, i) => first >= 0 && (i === 0 || first > (firsts[i - 1] as number)))).toBe(true)
+      expect(events.events.reduce((sum, event) => sum + event.entries.length, 0)).toBe(entries.length)
     })
   )
 
@@ -112,9 +136,22 @@ describe.each(seeds)("the hard cases of seed %i, end to end", (seed) => {
       for (const [outId, inId] of booked.transfers) {
         const event = of.get(outId)
         expect(event?._tag, `transfer ${outId} ${inId}`).toBe("InternalTransfer")
-        expect(event?.entries.map((entry) => entry.bill.billId).sort()).toEqual([outId, inId].sort())
+        const entries = event?.entries ?? []
+        expect(idsOf(entries)).toEqual(idsOf([...entries].sort(ledgerOrder)))
+        expect([...idsOf(entries)].sort()).toEqual([outId, inId].sort())
       }
       expect(events.conserved).toBe(true)
+      // One conservation row per account and coin, by coin then account, with its count of bills.
+      const rows = events.conservation.map((row) => `${row.coin}\u0000${row.account}`)
+      expect(rows).toEqual([...rows].sort())
+      const counts = new Map<string, number>()
+      for (const bill of [...booked.funding, ...booked.spot]) {
+        const account = booked.funding.includes(bill as FundingWireBill) ? "funding" : "spot"
+        counts.set(`${bill.coinName}\u0000${account}`, (counts.get(`${bill.coinName}\u0000${account}`) ?? 0) + 1)
+      }
+      expect(
+        Object.fromEntries(events.conservation.map((row) => [`${row.coin}\u0000${row.account}`, row.bills]))
+      ).toEqual(Object.fromEntries(counts))
       // Colliding names are distinct coins to the events: a row for each.
       const coins = new Set(events.conservation.map((row) => row.coin))
       for (const coin of ["A-B", "A_B", "a-b", "A/B"]) expect(coins).toContain(coin)
