@@ -14,6 +14,7 @@ const quick = [
   "ledger/Boundaries",
   "ledger/TaxFiles",
   "ledger/TaxRowTypes",
+  "ledger/NoFillData",
   "journal/Journal",
   "journal/JournalNames",
   "journal/JournalSuspense"
