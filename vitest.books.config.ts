@@ -17,7 +17,8 @@ const quick = [
   "ledger/NoFillData",
   "journal/Journal",
   "journal/JournalNames",
-  "journal/JournalSuspense"
+  "journal/JournalSuspense",
+  "journal/AccountNames"
 ]
 /** The generated hard cases end to end (issue 53), a few seconds a run. */
 const hard = ["ledger/HardCases", "journal/HardCaseJournals"]
