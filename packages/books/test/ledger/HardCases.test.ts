@@ -195,7 +195,13 @@ describe.each(seeds)("the hard cases of seed %i, end to end", (seed) => {
             expect(sides === "none", where).toBe(false)
             // Koinly's labels: income and airdrops receive, a cost sends; other rows need none.
             const labels =
-              event._tag === "Income" ? ["income", "airdrop", "realized gain"] : event._tag === "Fee" ? ["cost"] : [""]
+              event._tag === "Income"
+                ? event.bizType === "airdrop_reward"
+                  ? ["airdrop"]
+                  : ["income", "realized gain"]
+                : event._tag === "Fee"
+                  ? ["cost"]
+                  : [""]
             expect(labels, where).toContain(row.Label)
           } else {
             const type = row.Type ?? ""
