@@ -7,8 +7,11 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
+import type { SpotWireBill } from "@account-bills/core/testing"
 import { LedgerEvents } from "../../src/index.js"
 import { entriesAt } from "../support/ledgerEntries.js"
+
+type Nullable<T> = { readonly [K in keyof T]: T[K] | null }
 
 const { funding, spot } = entriesAt(Date.UTC(2025, 8, 1))
 
@@ -33,7 +36,9 @@ describe("trades without fill data", () => {
   // Mutations: fillOf's `fillSize._tag === "None" || fillValue._tag === "None"` as `&&` or either
   // half `false` (a missing half read as a number: the classification dies).
   it("spot trade legs with a fill missing or zero are unpaired, no-counterpart", () => {
-    const legs = [
+    // The wire may carry null for either half (the bill's schema reads it as none); the kit's
+    // wire type, written for the generator's bills, says string.
+    const legs: ReadonlyArray<Nullable<Pick<SpotWireBill, "fillSize" | "fillValue">>> = [
       { fillSize: null, fillValue: null },
       { fillSize: null, fillValue: "100" },
       { fillSize: "1", fillValue: null },
@@ -41,8 +46,8 @@ describe("trades without fill data", () => {
       { fillSize: "1", fillValue: "0" }
     ]
     const entries = legs.flatMap((fill) => [
-      spot({ coinName: "BTC", bizType: "trade_out", deltaAmount: "-1", ...fill }),
-      spot({ coinName: "USDT", bizType: "trade_in", deltaAmount: "100", ...fill })
+      spot({ coinName: "BTC", bizType: "trade_out", deltaAmount: "-1", ...(fill as Pick<SpotWireBill, "fillSize">) }),
+      spot({ coinName: "USDT", bizType: "trade_in", deltaAmount: "100", ...(fill as Pick<SpotWireBill, "fillSize">) })
     ])
     const events = Effect.runSync(LedgerEvents.fromEntries(entries, { feeRules: { spot: "delta-includes-fees" } }))
     expect(events.events.map((event) => [event._tag, event._tag === "Unpaired" ? event.reason : ""])).toEqual(
