@@ -9,75 +9,7 @@ import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import { LedgerEvents, TaxFiles } from "../../src/index.js"
 import { generate } from "../support/keyAccounts.js"
-
-/** RFC 4180 rows: quoted fields may hold commas and doubled quotes. */
-const parse = (text: string): Array<Record<string, string>> => {
-  const rows: Array<Array<string>> = []
-  for (const line of text.split("\n").filter((l) => l !== "")) {
-    const cells: Array<string> = []
-    let cell = ""
-    let quoted = false
-    for (let i = 0; i < line.length; i++) {
-      const c = line[i] as string
-      if (quoted && c === '"' && line[i + 1] === '"') {
-        cell += '"'
-        i++
-      } else if (c === '"') quoted = !quoted
-      else if (c === "," && !quoted) {
-        cells.push(cell)
-        cell = ""
-      } else cell += c
-    }
-    cells.push(cell)
-    rows.push(cells)
-  }
-  const [header, ...body] = rows
-  return body.map((cells) => Object.fromEntries((header ?? []).map((name, i) => [name, cells[i] ?? ""])))
-}
-
-type Sides = "buy" | "sell" | "both"
-/** What each Type may hold, from the tools' own import docs. */
-const sidesOf: Readonly<Record<"cointracking" | "bittytax", Readonly<Record<string, Sides>>>> = {
-  cointracking: {
-    Trade: "both",
-    Deposit: "buy",
-    Income: "buy",
-    Airdrop: "buy",
-    "Derivatives / Futures Profit": "buy",
-    Withdrawal: "sell",
-    "Other Fee": "sell",
-    "Derivatives / Futures Loss": "sell"
-  },
-  bittytax: { Trade: "both", Deposit: "buy", Income: "buy", Airdrop: "buy", Withdrawal: "sell", Spend: "sell" }
-}
-const columnsOf = {
-  cointracking: {
-    buy: ["Buy Amount", "Buy Currency"],
-    sell: ["Sell Amount", "Sell Currency"],
-    fee: ["Fee", "Fee Currency"]
-  },
-  bittytax: {
-    buy: ["Buy Quantity", "Buy Asset"],
-    sell: ["Sell Quantity", "Sell Asset"],
-    fee: ["Fee Quantity", "Fee Asset"]
-  },
-  koinly: {
-    buy: ["Received Amount", "Received Currency"],
-    sell: ["Sent Amount", "Sent Currency"],
-    fee: ["Fee Amount", "Fee Currency"]
-  }
-} as const
-
-const positive = /^(0|[1-9]\d*)(\.\d*[1-9])?$/
-
-/** A side is there when both its cells are, absent when neither is; never half. */
-const has = (row: Record<string, string>, [amount, currency]: readonly [string, string], where: string): boolean => {
-  const a = row[amount] ?? ""
-  const c = row[currency] ?? ""
-  expect(a === "", `${where}: ${amount} "${a}" beside ${currency} "${c}"`).toBe(c === "")
-  if (a !== "") expect(a, `${where}: ${amount}`).toMatch(positive)
-  return a !== ""
-}
+import { columnsOf, has, parse, sidesOf } from "../support/taxRows.js"
 
 const eventsOf = (seed: number) => Effect.runSync(LedgerEvents.fromEntries(generate(seed, 400).entries))
 

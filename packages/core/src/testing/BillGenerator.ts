@@ -14,7 +14,12 @@
 import * as BigDecimal from "effect/BigDecimal"
 import { fundingBizTypes, spotBizTypes } from "../Operation.js"
 import { fixed } from "../internal/decimalText.js"
-import { type LinkedBatch as Batch, type LinkedBills as Linked, linkedBatch } from "./internal/linkedBills.js"
+import {
+  type LinkedBatch as Batch,
+  type LinkedBills as Linked,
+  linkedBatch,
+  type TradeFees as Fees
+} from "./internal/linkedBills.js"
 import * as Prng from "./Prng.js"
 import type { Account, ContractWireBill, FundingWireBill, SpotWireBill, WireBill, WireBillOf } from "./WireBill.js"
 
@@ -42,6 +47,26 @@ export const defaultCoins: ReadonlyArray<CoinSpec> = [
   { coinId: 2, coinName: "BTC", decimals: 8 },
   { coinId: 3, coinName: "ETH", decimals: 8 },
   { coinId: 7, coinName: "WXT", decimals: 4 }
+]
+
+/**
+ * Coins whose names collide in the journal tools' commodity rules, for the books' hard cases:
+ * `A-B`, `A_B` and `a-b` are one Beancount account part (`A-B`), `A/B` is hledger's and
+ * Ledger's `A_B` once its slash is replaced, and the two long names are one Beancount symbol cut
+ * at 24 characters. Beside them USDT and BTC, so that trades have a quote coin.
+ *
+ * @since 0.3.0
+ * @category constants
+ */
+export const collidingCoins: ReadonlyArray<CoinSpec> = [
+  { coinId: 1, coinName: "USDT", decimals: 6 },
+  { coinId: 2, coinName: "BTC", decimals: 8 },
+  { coinId: 11, coinName: "A-B", decimals: 4 },
+  { coinId: 12, coinName: "A_B", decimals: 4 },
+  { coinId: 13, coinName: "a-b", decimals: 2 },
+  { coinId: 14, coinName: "A/B", decimals: 3 },
+  { coinId: 15, coinName: "AVERYLONGCOINNAMEBEYONDTWENTYFOUR1", decimals: 2 },
+  { coinId: 16, coinName: "AVERYLONGCOINNAMEBEYONDTWENTYFOUR2", decimals: 2 }
 ]
 
 /**
@@ -177,6 +202,14 @@ export type LinkedBatch = Batch
  * @category models
  */
 export type LinkedBills = Linked
+
+/**
+ * Which leg of a generated trade carries its fee (see `LinkedBatch.tradeFees`).
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export type TradeFees = Fees
 
 const zero = BigDecimal.make(0n, 0)
 

@@ -125,7 +125,24 @@ export interface GenerateBillsOptions extends BillGenerator.GeneratorOptions {
    * @since 0.2.0
    */
   readonly linked?: boolean | undefined
+  /**
+   * With `linked`, the hard cases of the books to generate (see `BillGenerator.LinkedBatch`): the
+   * leg a trade's fee is on, ambiguous groups of one fill, dropped legs, ids against the chain
+   * in a millisecond. Default none, the bills a seed always gave. Since 0.3.0.
+   */
+  readonly linkedCases?: LinkedCases | undefined
 }
+
+/**
+ * The hard cases a linked history can hold (`GenerateBillsOptions.linkedCases`).
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export type LinkedCases = Pick<
+  BillGenerator.LinkedBatch,
+  "tradeFees" | "ambiguousEvery" | "dropLegEvery" | "idsAgainstChain"
+>
 
 /**
  * The behaviours the interface leaves open, and the limits; all can change at runtime.
@@ -223,6 +240,13 @@ export interface ContractWireOptions {
    * `{"nextKeyId", "nextKeyTime"}`), `"null"` or `"missing"`.
    */
   readonly nextKey?: "object" | "null" | "missing" | undefined
+  /**
+   * v3: `"missing"` leaves `hasNextPage` out of every answer (the cursor alone says more
+   * follow), as an answer that carries only what the docs mark required would; default
+   * `"sent"`. Pages are then never cut short of the limit (`pageSize` is not for it): nothing
+   * would say that more follow a short page. Since 0.3.0.
+   */
+  readonly hasNextPage?: "sent" | "missing" | undefined
   /**
    * The most bills the host lists on one page, whatever the request's `limit`, saying
    * `hasNextPage: true` when more follow: a page shorter than the limit that says more, as the

@@ -7,6 +7,7 @@ import { describe, expect, it } from "@effect/vitest"
 import * as DateTime from "effect/DateTime"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
+import * as Stream from "effect/Stream"
 import * as TestClock from "effect/TestClock"
 import { BillsApi, contractMaxSpanMillis } from "../../src/index.js"
 import { exactNumbers } from "../../src/internal/exactNumbers.js"
@@ -151,6 +152,21 @@ describe("BillsApi.contractBills", () => {
         // Exactly 100 days, both bounds: sent.
         yield* api.contractBills({ startTime: t0, endTime: t0 + contractMaxSpanMillis, limit: 100 })
         expect((yield* exchange.stats).contractBills.requests).toBe(1)
+      }).pipe(Effect.provide(TestBillsApi.layerStack({ apiVersion, exchange: {}, rateLimit: false })))
+    )
+
+    // Mutation in internal/contractStream.ts: the walk's operation name emptied (`startWalk("", ...)`).
+    it.effect(`${apiVersion}: a walk of a bad query fails naming the futures operation, nothing sent`, () =>
+      Effect.gen(function* () {
+        yield* TestClock.setTime(t0 + day)
+        const api = yield* BillsApi
+        const exchange = yield* FakeExchange
+        for (const query of [{ from: t0 + 2 * day }, { from: t0, to: t0 - 1 }, { asset: "" }]) {
+          const error = yield* Effect.flip(Stream.runDrain(api.streamContractBills(query)))
+          expect(error._tag, JSON.stringify(query)).toBe("InvalidParams")
+          expect(error._tag === "InvalidParams" && error.operation, JSON.stringify(query)).toBe("contractBills")
+        }
+        expect((yield* exchange.stats).contractBills.requests).toBe(0)
       }).pipe(Effect.provide(TestBillsApi.layerStack({ apiVersion, exchange: {}, rateLimit: false })))
     )
   }

@@ -6,6 +6,11 @@
  * funding and spot as a `transfer_out` in one and a `transfer_in` of the same coin and amount in
  * the other, 0 to `maxTransferLagMillis` later. Balances chain exactly per account and coin
  * (`after = before + delta`, `deltaAmount` net of `fees`) and never go negative.
+ *
+ * The hard cases of the books (issue 53) are options, each off by default so that a seed gives
+ * the bills it always gave: the fee on the sent leg or on both (`tradeFees`), groups of one fill
+ * no pairing can tell apart (`ambiguousEvery`), and ids that run against the chain inside a
+ * millisecond (`idsAgainstChain`). Coins whose names collide are a matter of the coins given.
  */
 import * as BigDecimal from "effect/BigDecimal"
 import type * as Prng from "../Prng.js"
@@ -40,7 +45,29 @@ export interface LinkedBatch {
   readonly tieEvery?: number | undefined
   /** Every `dropLegEvery`-th two-leg movement loses one of its legs. */
   readonly dropLegEvery?: number | undefined
+  /**
+   * Which leg of a trade carries its fee: `"received"` (the default, ccxt's live sample), `"sent"`
+   * (in the coin given, `fees` on the `trade_out` leg and "0" on the `trade_in`), `"both"` (each
+   * leg its own fee, in its own coin) or `"mixed"` (one of the three, drawn per trade).
+   */
+  readonly tradeFees?: TradeFees | undefined
+  /**
+   * Every `ambiguousEvery`-th trade is booked twice over in its millisecond: two `trade_out`
+   * legs and two `trade_in` legs of one fill, the two in legs with different fees, so no pairing
+   * of them is the only one (the books leave all four unpaired, "ambiguous").
+   */
+  readonly ambiguousEvery?: number | undefined
+  /**
+   * Inside each millisecond, each account's bills get their ids against their chain order
+   * (the bill booked last, the lowest id), and each account's history opens with two bills of one
+   * coin in one millisecond (a deposit, then half of it withdrawn), so a chain's first
+   * millisecond lists in id order otherwise than it chains. Default false (ids in chain order).
+   */
+  readonly idsAgainstChain?: boolean | undefined
 }
+
+/** Which leg of a generated trade carries its fee (see `LinkedBatch.tradeFees`). */
+export type TradeFees = "received" | "sent" | "both" | "mixed"
 
 export interface LinkedBills {
   readonly funding: Array<FundingWireBill>
@@ -49,6 +76,8 @@ export interface LinkedBills {
   readonly trades: ReadonlyArray<readonly [string, string]>
   /** The bill ids of every transfer's legs (out, in) as generated, both legs kept. */
   readonly transfers: ReadonlyArray<readonly [string, string]>
+  /** The bill ids of every ambiguous group (`ambiguousEvery`): two outs, then two ins. */
+  readonly ambiguous: ReadonlyArray<ReadonlyArray<string>>
 }
 
 interface Proto {
@@ -64,6 +93,12 @@ interface Proto {
 }
 
 const zero = BigDecimal.make(0n, 0)
+const two = BigDecimal.make(2n, 0)
+const thousand = BigDecimal.make(1000n, 0)
+
+/** A trade's fee: a thousandth of the amount, at the coin's decimals. */
+const perMille = (amount: BigDecimal.BigDecimal, decimals: number) =>
+  BigDecimal.scale(BigDecimal.unsafeDivide(amount, thousand), decimals)
 const accounts: ReadonlyArray<Account> = ["funding", "spot"]
 
 export const linkedBatch = (state: LinkedState, batch: LinkedBatch): LinkedBills => {
@@ -71,6 +106,8 @@ export const linkedBatch = (state: LinkedState, batch: LinkedBatch): LinkedBills
   const protos: Array<Proto> = []
   const trades: Array<readonly [Proto, Proto]> = []
   const transfers: Array<readonly [Proto, Proto]> = []
+  const ambiguous: Array<ReadonlyArray<Proto>> = []
+  let tradeCount = 0
   // What can be spent at the current instant: the chain's balances plus what has arrived.
   const available = new Map<string, BigDecimal.BigDecimal>(state.balances)
   const pending: Array<Proto> = []
@@ -118,6 +155,19 @@ export const linkedBatch = (state: LinkedState, batch: LinkedBatch): LinkedBills
   const single = (account: Account, coin: LinkedCoin, bizType: string, delta: BigDecimal.BigDecimal) =>
     apply(push({ account, coin, bizType, delta, fees: "0", fill: undefined, cTime: time }))
 
+  if (batch.idsAgainstChain === true && coins.length > 0) {
+    // Each account opens with a deposit and half of it withdrawn in one millisecond: with the ids
+    // against the chain, the withdrawal has the lower id, and in id order the chain would open at
+    // the deposit's balance.
+    const coin = coins[0] as LinkedCoin
+    for (const account of accounts) {
+      const deposit = state.amount(coin.decimals)
+      single(account, coin, "deposit", deposit)
+      const half = BigDecimal.scale(BigDecimal.unsafeDivide(deposit, BigDecimal.make(2n, 0)), coin.decimals)
+      single(account, coin, "withdraw", BigDecimal.negate(half))
+    }
+  }
+
   for (let i = 0; protos.length < batch.count; i++) {
     const tie = batch.tieEvery !== undefined && batch.tieEvery > 0 && i > 0 && i % batch.tieEvery === 0
     if (!tie) time = Math.min(batch.startMillis + Math.floor((i + prng.next()) * width), batch.endMillis)
@@ -133,29 +183,60 @@ export const linkedBatch = (state: LinkedState, batch: LinkedBatch): LinkedBills
     const source = funded(account)
     if (roll < 0.4 && account === "spot" && source !== undefined && coins.length > 1) {
       const target = prng.pick(coins.filter((coin) => coin.coinId !== source.coinId))
-      const given = spend("spot", source)
+      tradeCount++
+      const every = batch.ambiguousEvery
+      const twice = every !== undefined && every > 0 && tradeCount % every === 0
+      // Booked twice over, each out leg gives half of what one would have.
+      const drawn = spend("spot", source)
+      const given = twice ? BigDecimal.scale(BigDecimal.unsafeDivide(drawn, two), source.decimals) : drawn
       const got = state.amount(target.decimals)
-      const fee = BigDecimal.scale(BigDecimal.unsafeDivide(got, BigDecimal.make(1000n, 0)), target.decimals)
+      const where = feeLeg(batch.tradeFees, prng)
+      const inFee = where === "sent" ? zero : perMille(got, target.decimals)
+      const outFee = where === "received" ? zero : perMille(given, source.decimals)
+      // What the out leg hands over: the amount given less the fee charged on it.
+      const sent = BigDecimal.subtract(given, outFee)
       // The base is whichever coin sorts after the other; fillSize is its quantity.
       const baseIsSource = source.coinId > target.coinId
       const fill = (
         baseIsSource
-          ? [state.format(given, given.scale), state.format(got, got.scale)]
-          : [state.format(got, got.scale), state.format(given, given.scale)]
+          ? [state.format(sent, sent.scale), state.format(got, got.scale)]
+          : [state.format(got, got.scale), state.format(sent, sent.scale)]
       ) as readonly [string, string]
-      const pair = keep(
-        { account, coin: source, bizType: "trade_out", delta: BigDecimal.negate(given), fees: "0", fill, cTime: time },
-        {
-          account,
-          coin: target,
-          bizType: "trade_in",
-          delta: BigDecimal.subtract(got, fee),
-          fees: state.format(fee, target.decimals),
-          fill,
-          cTime: time
-        }
-      )
-      if (pair !== undefined) trades.push(pair)
+      const out = {
+        account,
+        coin: source,
+        bizType: "trade_out",
+        delta: BigDecimal.negate(given),
+        fees: where === "received" ? "0" : state.format(outFee, source.decimals),
+        fill,
+        cTime: time
+      }
+      const into = (fee: BigDecimal.BigDecimal, delta = BigDecimal.subtract(got, fee)) => ({
+        account,
+        coin: target,
+        bizType: "trade_in",
+        delta,
+        // The default writes even a zero fee at the coin's decimals, as it always did.
+        fees: where === "sent" && BigDecimal.isZero(fee) ? "0" : state.format(fee, target.decimals),
+        fill,
+        cTime: time
+      })
+      if (twice && BigDecimal.isPositive(given)) {
+        // The second in leg brings the same change as the first with another fee (twice the
+        // first's, or the coin's smallest unit where the first is none): the two differ only
+        // in what they report, which is what makes the group ambiguous.
+        const otherFee = BigDecimal.isZero(inFee)
+          ? BigDecimal.make(1n, target.decimals)
+          : BigDecimal.multiply(inFee, two)
+        const first = into(inFee)
+        const group = [push(out), push(out), push(first), push(into(otherFee, first.delta))]
+        for (const leg of group.slice(0, 2)) apply(leg)
+        pending.push(...group.slice(2))
+        ambiguous.push(group)
+      } else {
+        const pair = keep(out, into(inFee))
+        if (pair !== undefined) trades.push(pair)
+      }
     } else if (roll < 0.65 && source !== undefined) {
       const amount = spend(account, source)
       const lag = prng.between(0, maxTransferLagMillis)
@@ -196,13 +277,15 @@ export const linkedBatch = (state: LinkedState, batch: LinkedBatch): LinkedBills
 
   // Time order (generation order within a millisecond), then ids and balances in that order.
   protos.sort((a, b) => a.cTime - b.cTime || a.seq - b.seq)
+  const ids = protos.map(() => state.nextId())
+  if (batch.idsAgainstChain === true) reverseWithinMilliseconds(protos, ids)
   const funding: Array<FundingWireBill> = []
   const spot: Array<SpotWireBill> = []
-  for (const proto of protos) {
+  protos.forEach((proto, i) => {
     const key = `${proto.account}:${proto.coin.coinId}`
     const after = BigDecimal.sum(state.balances.get(key) ?? zero, proto.delta)
     state.balances.set(key, after)
-    const billId = state.nextId()
+    const billId = ids[i] as string
     proto.billId = billId
     const common = {
       billId,
@@ -216,8 +299,38 @@ export const linkedBatch = (state: LinkedState, batch: LinkedBatch): LinkedBills
     }
     if (proto.account === "funding") funding.push({ ...common, fillSize: null, fillValue: null })
     else spot.push({ ...common, fillSize: proto.fill?.[0] ?? "0", fillValue: proto.fill?.[1] ?? "0" })
-  }
-  const ids = (pairs: ReadonlyArray<readonly [Proto, Proto]>) =>
+  })
+  const idsOf = (pairs: ReadonlyArray<readonly [Proto, Proto]>) =>
     pairs.map(([out, into]) => [out.billId as string, into.billId as string] as const)
-  return { funding, spot, trades: ids(trades), transfers: ids(transfers) }
+  return {
+    funding,
+    spot,
+    trades: idsOf(trades),
+    transfers: idsOf(transfers),
+    ambiguous: ambiguous.map((group) => group.map((proto) => proto.billId as string))
+  }
+}
+
+/** The leg a trade's fee goes on; a draw of `prng` only for `"mixed"`. */
+const feeLeg = (fees: TradeFees | undefined, prng: Prng.Prng): "received" | "sent" | "both" =>
+  fees === "mixed" ? prng.pick(["received", "sent", "both"] as const) : (fees ?? "received")
+
+/**
+ * Gives each account's bills of one millisecond the ids `ids` holds for them, in reverse: within
+ * the millisecond the chain then runs from the highest id down. `protos` is in chain order.
+ */
+const reverseWithinMilliseconds = (protos: ReadonlyArray<Proto>, ids: Array<string>): void => {
+  const groups = new Map<string, Array<number>>()
+  protos.forEach((proto, i) => {
+    const key = `${proto.account}:${proto.cTime}`
+    const group = groups.get(key)
+    if (group === undefined) groups.set(key, [i])
+    else group.push(i)
+  })
+  for (const group of groups.values()) {
+    const reversed = group.map((i) => ids[i] as string).reverse()
+    group.forEach((i, k) => {
+      ids[i] = reversed[k] as string
+    })
+  }
 }

@@ -73,7 +73,8 @@ export const seedBooks = (
           count: (gen.funding ?? 100) + (gen.spot ?? 100),
           startMillis,
           endMillis,
-          tieEvery: gen.sameMillisecondGroup?.every
+          tieEvery: gen.sameMillisecondGroup?.every,
+          ...gen.linkedCases
         })
       : undefined
   const seeded = <A extends Account>(
@@ -248,8 +249,10 @@ export const makeQueries =
         onRight: (p) => {
           const refused = historyRule(p.start, p.end)
           if (refused !== undefined) return refused
-          // A page cut short says so only where the answer carries `hasNextPage` (not v2's envelope).
-          const saysMore = version === "v3" || contractWire.envelope !== true
+          // A page cut short says so only where the answer carries `hasNextPage` (not v2's
+          // envelope, not a v3 answer without it).
+          const withFlag = contractWire.hasNextPage !== "missing"
+          const saysMore = withFlag && (version === "v3" || contractWire.envelope !== true)
           const limit = saysMore ? Math.min(p.limit, contractWire.pageSize ?? p.limit) : p.limit
           const { hasNextPage, items } = contractPage(contract, { ...p, limit }, behaviour())
           const records = items
@@ -267,7 +270,7 @@ export const makeQueries =
           // code, msg or stamp, and no cursor (the v2 request takes none).
           const body =
             version === "v3"
-              ? `{"hasNextPage":${hasNextPage},"items":[${records}]${nextKey}}`
+              ? `{${withFlag ? `"hasNextPage":${hasNextPage},` : ""}"items":[${records}]${nextKey}}`
               : contractWire.envelope === true
                 ? `{"code":"${successCode}","msg":"success","requestTime":${now},"data":[${records}]}`
                 : `{"hasNextPage":${hasNextPage},"items":[${records}]}`
