@@ -280,7 +280,9 @@ const matchTransfers = (legs: ReadonlyArray<Leg>, windowMillis: number, emit: Em
       }
     }
   }
-  candidates.sort((a, b) => a.distance - b.distance || a.out.index - b.out.index || a.into.index - b.into.index)
+  // The candidates come in the ledger's order (by out leg, then in leg) and the sort is stable, so
+  // at equal distance the legs earlier in the ledger are taken first.
+  candidates.sort((a, b) => a.distance - b.distance)
   const used = new Set<Leg>()
   for (const { into, out } of candidates) {
     if (used.has(out) || used.has(into)) continue

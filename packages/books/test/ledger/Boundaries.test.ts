@@ -122,6 +122,46 @@ describe("the transfer window: at most windowMillis apart", () => {
     expect(tagsOf(legs)).toEqual(["Unpaired:no-matching-transfer", "Unpaired:no-matching-transfer"])
   })
 
+  // Mutation: the in legs' map keeps only the last leg of a coin and amount (`list === undefined`
+  // -> `true`): the nearer in leg, first in the ledger, would be forgotten for the farther one.
+  it("remembers every in leg of one coin and amount: the nearer, earlier one is matched", () => {
+    const near = spot({ coinName: "USDT", bizType: "transfer_in", deltaAmount: "4", cTime: String(start + 4000) })
+    const out = funding({ coinName: "USDT", bizType: "transfer_out", deltaAmount: "-4", cTime: String(start + 5000) })
+    const far = spot({ coinName: "USDT", bizType: "transfer_in", deltaAmount: "4", cTime: String(start + 9000) })
+    const { events } = eventsOf([near, out, far])
+    const transfer = events.find((event) => event._tag === "InternalTransfer")
+    expect(transfer && idsOf(transfer)).toEqual([near.bill.billId, out.bill.billId])
+    expect(events.filter((event) => event._tag === "Unpaired").flatMap(idsOf)).toEqual([far.bill.billId])
+  })
+
+  // Mutations of the tie order (`a.out.index - b.out.index`, `a.into.index - b.into.index`): at
+  // equal distance the leg earlier in the ledger is taken, whichever way round the legs came.
+  it("at equal distance takes the in leg, and the out leg, earlier in the ledger", () => {
+    const before = spot({ coinName: "USDT", bizType: "transfer_in", deltaAmount: "6", cTime: String(start + 1000) })
+    const out = funding({ coinName: "USDT", bizType: "transfer_out", deltaAmount: "-6", cTime: String(start + 3000) })
+    const after = spot({ coinName: "USDT", bizType: "transfer_in", deltaAmount: "6", cTime: String(start + 5000) })
+    for (const entries of [
+      [before, out, after],
+      [after, out, before]
+    ]) {
+      const { events } = eventsOf(entries)
+      const transfer = events.find((event) => event._tag === "InternalTransfer")
+      expect(transfer && idsOf(transfer)).toEqual([before.bill.billId, out.bill.billId])
+    }
+    const early = funding({ coinName: "USDT", bizType: "transfer_out", deltaAmount: "-6", cTime: String(start + 1000) })
+    const into = spot({ coinName: "USDT", bizType: "transfer_in", deltaAmount: "6", cTime: String(start + 3000) })
+    const late = funding({ coinName: "USDT", bizType: "transfer_out", deltaAmount: "-6", cTime: String(start + 5000) })
+    for (const entries of [
+      [early, into, late],
+      [late, into, early]
+    ]) {
+      const { events } = eventsOf(entries)
+      const transfer = events.find((event) => event._tag === "InternalTransfer")
+      expect(transfer && idsOf(transfer)).toEqual([early.bill.billId, into.bill.billId])
+      expect(events.filter((event) => event._tag === "Unpaired").flatMap(idsOf)).toEqual([late.bill.billId])
+    }
+  })
+
   // Mutation: `used` not checked for the in leg: one in leg would serve two outs.
   it("matches one to one: two outs and one in leave one out unmatched", () => {
     const legs = [
@@ -213,6 +253,31 @@ describe("trade pairing: one account, one millisecond, one fill, different coins
     expect(tagsOf(legs, { feeRules: rule })).toEqual(Array(4).fill("Unpaired:ambiguous"))
     const ins = [out("BTC", "-1", fill), out("BTC", "-1", fill), into("USDT", "100", fill), into("USDT", "90", fill)]
     expect(tagsOf(ins, { feeRules: rule })).toEqual(Array(4).fill("Unpaired:ambiguous"))
+  })
+
+  // Mutation: `sameReport` without the coin (`a.coin === b.coin` -> true): two outs of one fill
+  // in different coins with equal changes are not interchangeable, nor two ins.
+  it("leaves two outs (or two ins) of one fill in different coins ambiguous, equal amounts or not", () => {
+    const outs = [out("BTC", "-1", fill), out("ETH", "-1", fill), into("USDT", "100", fill), into("USDT", "100", fill)]
+    expect(tagsOf(outs, { feeRules: rule })).toEqual(Array(4).fill("Unpaired:ambiguous"))
+    const ins = [out("BTC", "-1", fill), out("BTC", "-1", fill), into("USDT", "100", fill), into("USDC", "100", fill)]
+    expect(tagsOf(ins, { feeRules: rule })).toEqual(Array(4).fill("Unpaired:ambiguous"))
+  })
+
+  // Mutations of which side a leg is on (`isNegative(change) || bizType === "trade_out"`, its
+  // `||` made `&&`, either half made false): a trade_out is the sent leg even when its balance
+  // did not fall, and any leg whose balance fell is a sent leg, whatever its type says.
+  it("takes a trade_out as the sent leg at a change of zero, and a leg whose balance fell as sent", () => {
+    const dust = eventsOf([out("BTC", "0", fill), into("USDT", "100", fill)], { feeRules: rule })
+    expect(dust.events.map((event) => event._tag)).toEqual(["Trade"])
+    const trade = dust.events[0] as LedgerEvents.Trade
+    expect([trade.sent.coin, BigDecimal.format(trade.sent.amount)]).toEqual(["BTC", "0"])
+    expect([trade.received.coin, BigDecimal.format(trade.received.amount)]).toEqual(["USDT", "100"])
+    // A trade_in whose balance fell is a second sent leg: no leg received, nothing pairs.
+    expect(tagsOf([out("BTC", "-1", fill), into("USDT", "-100", fill)], { feeRules: rule })).toEqual([
+      "Unpaired:no-counterpart",
+      "Unpaired:no-counterpart"
+    ])
   })
 
   // Mutation: `compareIds` without the length (ids compared as text: "10" before "9").
