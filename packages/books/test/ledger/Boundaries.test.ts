@@ -372,6 +372,18 @@ describe("feeRules given for some accounts only", () => {
     expect(BigDecimal.format(trade.sent.amount)).toBe("4.9")
   })
 
+  // Mutation: an "undetermined" audit verdict kept as the rule (`account.rule === "undetermined"`
+  // made false): a fee on an account's only bill leaves nothing to tell the rules apart by.
+  it("reads an account whose fee the chain cannot place by the default rule", () => {
+    const lone = [out("BTC", "-1", fill, { fees: "0.01" }), into("USDT", "100", fill)]
+    const result = eventsOf(lone)
+    expect(result.feeRules.spot).toBe("delta-includes-fees")
+    const trade = result.events[0] as LedgerEvents.Trade
+    expect(trade._tag).toBe("Trade")
+    // Read as delta-includes-fees, the -1 holds the 0.01 fee: 0.99 sent.
+    expect(BigDecimal.format(trade.sent.amount)).toBe("0.99")
+  })
+
   it("all accounts given: nothing inferred, the caller's rules stand as given", () => {
     const given = { spot: "fees-added", funding: "delta-includes-fees" } as const
     expect(eventsOf([...spotLegs(), ...fundingLegs()], { feeRules: given }).feeRules).toEqual(given)
