@@ -21,15 +21,15 @@ export interface Commodity {
 
 const beancountMax = 24
 
+/** A coin with no name (the wire allows `""`) still needs a symbol: the same one in every tool. */
+const nameless = "COIN"
+
 /** Any character a quoted hledger/Ledger symbol or account component could trip on. */
-const plainSymbol = (coin: string): string => {
-  const cleaned = coin.replace(/[^A-Za-z0-9._-]/g, "_")
-  return cleaned === "" ? "COIN" : cleaned
-}
+const plainSymbol = (coin: string): string => (coin === "" ? nameless : coin.replace(/[^A-Za-z0-9._-]/g, "_"))
 
 /** Beancount: `[A-Z][A-Z0-9'._-]{0,22}[A-Z0-9]` (beancount 2 lexer), so at least two characters. */
 const beancountSymbol = (coin: string): string => {
-  let symbol = coin.toUpperCase().replace(/[^A-Z0-9'._-]/g, "-")
+  let symbol = (coin === "" ? nameless : coin).toUpperCase().replace(/[^A-Z0-9'._-]/g, "-")
   if (!/^[A-Z]/.test(symbol) || symbol.length < 2) symbol = `X${symbol}`
   symbol = symbol.slice(0, beancountMax)
   if (!/[A-Z0-9]$/.test(symbol)) symbol = `${symbol.slice(0, beancountMax - 1)}X`

@@ -41,7 +41,9 @@ const ledgerLike = (tool: "hledger" | "ledger", plan: Plan, names: Names): strin
   out.push("\n")
   for (const coin of [...plan.coins].sort()) {
     const { symbol, text } = symbolOf(coin)
-    if (tool === "ledger") out.push(`commodity ${text}\n${symbol === coin ? "" : `    note ${coin}\n`}`)
+    // Ledger's `note` takes the rest of the line and refuses an empty one.
+    if (tool === "ledger")
+      out.push(`commodity ${text}\n${symbol === coin ? "" : `    note ${coin === "" ? '""' : coin}\n`}`)
     else out.push(`commodity ${text}${symbol === coin ? "" : `  ; name: ${coin}`}\n`)
   }
   if (tool === "ledger") for (const tag of tags) out.push(`tag ${tag}\n`)
@@ -74,7 +76,7 @@ const beancount = (plan: Plan, names: Names): string => {
   // transaction's tolerance from them, which absorbs the rounding of its own division of an
   // `@@` total into a unit price (28 digits) and nothing larger than half the coin's last place.
   const amount = (value: BigDecimal.BigDecimal, coin: string) =>
-    `${Amount.formatFixed(value, plan.scales.get(coin) ?? 0)} ${symbolOf(coin).symbol}`
+    `${Amount.formatFixed(value, plan.scales.get(coin) ?? 0)} ${symbolOf(coin).text}`
   const first = plan.transactions[0]
   const out: Array<string> = [header("beancount")]
   if (first === undefined) return out.join("")
@@ -109,7 +111,7 @@ const beancount = (plan: Plan, names: Names): string => {
       out.push("\n")
       for (const b of t.endOfDay) {
         out.push(
-          `${next} balance ${accountOf({ _tag: "Asset", account: b.account, coin: b.coin })}  ${Amount.formatFixed(b.amount, plan.scales.get(b.coin) ?? 0)} ~ 0 ${symbolOf(b.coin).symbol}\n`
+          `${next} balance ${accountOf({ _tag: "Asset", account: b.account, coin: b.coin })}  ${Amount.formatFixed(b.amount, plan.scales.get(b.coin) ?? 0)} ~ 0 ${symbolOf(b.coin).text}\n`
         )
       }
     }

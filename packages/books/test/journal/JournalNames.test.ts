@@ -33,22 +33,27 @@ const deposits: ReadonlyArray<readonly [string, string]> = [
   ["A/B", "3"],
   ["A_B", "4"],
   [`${long}1`, "5"],
-  [`${long}2`, "6"]
+  [`${long}2`, "6"],
+  // A name the tools would take nothing of, and one ending on a character Beancount's last may not be.
+  ["", "7"],
+  ["ETH.", "8"]
 ]
 /** The symbol each tool must give each coin, written out (the coins are taken in sorted order). */
 const expected: Readonly<Record<Tool, ReadonlyArray<string>>> = {
-  hledger: ["BTC", "btc", "A_B", "A_B-2", `${long}1`, `${long}2`],
-  ledger: ["BTC", "btc", "A_B", "A_B-2", `${long}1`, `${long}2`],
+  hledger: ["BTC", "btc", "A_B", "A_B-2", `${long}1`, `${long}2`, "COIN", "ETH."],
+  ledger: ["BTC", "btc", "A_B", "A_B-2", `${long}1`, `${long}2`, "COIN", "ETH."],
   // Beancount: upper case only, at most 24 characters, a suffix within the 24.
   // `A_B` is free as a symbol, but its account part would be `A-B`'s: it takes a suffix.
-  beancount: ["BTC", "BTC-2", "A-B", "A_B-2", "AVERYLONGCOINNAMEBEYONDT", "AVERYLONGCOINNAMEBEYON-2"]
+  beancount: ["BTC", "BTC-2", "A-B", "A_B-2", "AVERYLONGCOINNAMEBEYONDT", "AVERYLONGCOINNAMEBEYON-2", "COIN", "ETH.X"]
 }
 /** The account component of a symbol: Beancount's take letters, digits and '-' only. */
 const component = (tool: Tool, symbol: string) => (tool === "beancount" ? symbol.replace(/['._]/g, "-") : symbol)
 
 describe("coins whose names collide in a tool's commodity rules", () => {
   // Mutations in internal/journalNames.ts: `taken.add(symbol)` dropped (two coins on one symbol);
-  // Beancount's suffix without its `- 1` (25 characters, which bean-check refuses).
+  // Beancount's suffix without its `- 1` (25 characters, which bean-check refuses); the nameless
+  // coin's `COIN` emptied; Beancount's last character unchecked (`$` dropped); its symbols quoted
+  // beside an amount as hledger's are (`tool === "beancount"` in `text` made false).
   for (const tool of tools) {
     itWith(tool)(`${tool}: each coin its own symbol, account and balance`, () => {
       const entries = deposits.map(([coin, amount], i) =>
