@@ -18,7 +18,8 @@ const quick = [
   "journal/Journal",
   "journal/JournalNames",
   "journal/JournalSuspense",
-  "journal/AccountNames"
+  "journal/AccountNames",
+  "journal/JournalPlan"
 ]
 /** The generated hard cases end to end (issue 53), a few seconds a run. */
 const hard = ["ledger/HardCases", "journal/HardCaseJournals"]

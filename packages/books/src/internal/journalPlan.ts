@@ -118,10 +118,8 @@ const chainsOf = (
   }
   const chains = new Map<string, Chain>()
   for (const [key, entries] of byKey) {
-    const sorted = entries
-      .map((entry, i) => ({ entry, i }))
-      .sort((a, b) => a.entry.bill.cTime.epochMillis - b.entry.bill.cTime.epochMillis || a.i - b.i)
-      .map(({ entry }) => entry)
+    // A stable sort: in one millisecond the bills keep the events' order, which orderGroup lays out.
+    const sorted = [...entries].sort((a, b) => a.bill.cTime.epochMillis - b.bill.cTime.epochMillis)
     const rule = rules[(sorted[0] as LedgerEntry).account] ?? "delta-includes-fees"
     const ordered: Array<LedgerEntry> = []
     let at: string | undefined
@@ -340,7 +338,8 @@ export const plan = (ledger: LedgerEvents): Plan => {
 
   // The balance each account and coin held before its first bill in the window.
   const openings = [...chains.entries()].filter(([, chain]) => !BigDecimal.isZero(chain.opening))
-  if (openings.length > 0 && events.length > 0) {
+  // A chain exists only for a bill of some event, so an opening means the events are not empty.
+  if (openings.length > 0) {
     const postings: Array<Posting> = []
     for (const [, chain] of openings) {
       const first = chain.bills[0] as LedgerEntry

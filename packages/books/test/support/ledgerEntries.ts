@@ -3,12 +3,13 @@
  * bill id; what a test does not say takes a plain default.
  */
 import * as Schema from "effect/Schema"
-import { FundingBillFromWire, SpotBillFromWire } from "@account-bills/core"
+import { ContractBillFromWire, FundingBillFromWire, SpotBillFromWire } from "@account-bills/core"
 import { Ledger } from "../../src/index.js"
-import type { FundingWireBill, SpotWireBill } from "@account-bills/core/testing"
+import type { ContractWireBill, FundingWireBill, SpotWireBill } from "@account-bills/core/testing"
 
 const toFunding = Schema.decodeUnknownSync(FundingBillFromWire)
 const toSpot = Schema.decodeUnknownSync(SpotBillFromWire)
+const toContract = Schema.decodeUnknownSync(ContractBillFromWire)
 
 let nextId = 900_000_000_000_000_000n
 
@@ -38,6 +39,22 @@ export const entriesAt = (cTime: number) => ({
         fillValue: null,
         cTime: String(cTime),
         ...fields
+      })
+    ),
+  /** A futures bill, written in the v3 wire's names (`asset`, `incomeType`, `income`, `balance`). */
+  contract: (fields: Partial<ContractWireBill> & Pick<ContractWireBill, "coinName" | "bizType" | "deltaAmount">) =>
+    Ledger.contractEntry(
+      toContract({
+        billId: String(nextId++),
+        asset: fields.coinName,
+        symbol: fields.symbol ?? null,
+        incomeType: fields.bizType,
+        income: fields.deltaAmount,
+        balance: fields.afterAmount ?? "1000",
+        fillFee: fields.fees ?? "0",
+        time: fields.cTime ?? String(cTime),
+        transferReason: null,
+        ...(fields.billId === undefined ? {} : { billId: fields.billId })
       })
     )
 })
